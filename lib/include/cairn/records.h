@@ -1,0 +1,163 @@
+// Records: the base keyspace of Cairn — binary keys mapped to binary values, each with an
+// optional absolute expiry time.
+//
+// Store (store.h) implements Records, each call atomic on its own; Transaction
+// (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
+// against Records works in both.
+//
+// Expiry: a record whose expiry time is at or before the clock's now is absent to every read
+// at once (lazy expiry); compaction removes it from disk later.
+//
+// Failure: every call validates its input against limits.h first and answers kInvalidArgument
+// before anything is written. A record whose stored header cannot be decoded is reported as
+// kCorruption by reads; conditional writes refuse to touch it (fail closed). Only an
+// unconditional Set or a Delete replaces it. Inside a transaction, any call may fail with kBusy
+// (lock wait timeout or deadlock): roll back and retry, or use Store::RunTransaction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cairn/result.h"
+#include "cairn/status.h"
+
+namespace cairn {
+
+// What expiry a write gives the record it writes.
+class Expiry {
+ public:
+  enum class Kind { kNone, kAfter, kAt, kKeep };
+
+  // No expiry: the record lives until deleted.
+  static Expiry None() { return Expiry(Kind::kNone, 0); }
+  // Expires ttl_ms after the write. REQUIRES: 0 < ttl_ms <= kMaxTtlMs.
+  static Expiry After(std::int64_t ttl_ms) { return Expiry(Kind::kAfter, ttl_ms); }
+  // Expires at the absolute clock time at_ms. REQUIRES: 0 < at_ms <= now + kMaxTtlMs.
+  // A time already past makes the write store nothing and delete the key, as Redis's PXAT does.
+  static Expiry At(std::int64_t at_ms) { return Expiry(Kind::kAt, at_ms); }
+  // Keeps the expiry the record already has (none if the record is absent).
+  static Expiry Keep() { return Expiry(Kind::kKeep, 0); }
+
+  Kind kind() const { return kind_; }
+  std::int64_t ms() const { return ms_; }
+
+ private:
+  Expiry(Kind kind, std::int64_t ms) : kind_(kind), ms_(ms) {}
+  Kind kind_;
+  std::int64_t ms_;
+};
+
+enum class SetCondition {
+  kAlways,     // Write whether or not the key exists.
+  kIfAbsent,   // Write only if the key is absent (Redis NX).
+  kIfPresent,  // Write only if the key is present (Redis XX).
+};
+
+struct SetOptions {
+  // Default: no expiry.
+  Expiry expiry = Expiry::None();
+  // Default: kAlways.
+  SetCondition condition = SetCondition::kAlways;
+  // Return the value the key held before the call (Redis GET option). Default: false.
+  bool return_old = false;
+};
+
+struct SetResult {
+  // False when the condition was not met; nothing was written then.
+  bool applied = false;
+  // The previous value, when SetOptions::return_old was set and the key held one.
+  std::optional<std::string> old_value;
+};
+
+struct CasResult {
+  // True when the stored value equalled `expected` and was replaced.
+  bool swapped = false;
+  // When not swapped: the value found (nullopt if the key was absent).
+  std::optional<std::string> current;
+};
+
+// Remaining lifetime of a key.
+struct TtlState {
+  enum class Kind { kMissing, kNoExpiry, kExpires };
+  Kind kind = Kind::kMissing;
+  // Milliseconds until expiry (> 0) when kind == kExpires; 0 otherwise.
+  std::int64_t remaining_ms = 0;
+  // Absolute expiry time when kind == kExpires; 0 otherwise.
+  std::int64_t expires_at_ms = 0;
+};
+
+struct ScanRequest {
+  // Only keys that start with these bytes. Default: every key.
+  std::string_view prefix;
+  // Where to resume: empty for the first call, then ScanPage::cursor of the previous call.
+  std::string_view cursor;
+  // How many records to return at most. REQUIRES: 1 <= count <= kMaxScanCount. Default: 100.
+  std::size_t count = 100;
+};
+
+struct ScanEntry {
+  std::string key;
+  std::string value;
+  std::int64_t expires_at_ms = 0;  // 0: no expiry.
+};
+
+struct ScanPage {
+  // Live records in key order (byte-wise).
+  std::vector<ScanEntry> entries;
+  // Empty when the scan is complete; otherwise pass it back to continue. A page can be empty
+  // with a non-empty cursor when the call stopped after visiting only expired rows.
+  std::string cursor;
+};
+
+class Records {
+ public:
+  virtual ~Records() = default;
+
+  // The value of key, or nullopt when absent or expired.
+  virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
+
+  // Writes value under key as the options say.
+  virtual Result<SetResult> Set(std::string_view key, std::string_view value,
+                                const SetOptions& options = {}) = 0;
+
+  // Removes key. True if a live record was removed.
+  virtual Result<bool> Delete(std::string_view key) = 0;
+
+  // Replaces the value with `desired` only if it currently equals `expected`. The new record's
+  // expiry is `expiry` (default: keep the current one).
+  virtual Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
+                                           std::string_view desired,
+                                           Expiry expiry = Expiry::Keep()) = 0;
+
+  // Removes key only if its value equals `expected`. True if removed.
+  virtual Result<bool> CompareAndDelete(std::string_view key, std::string_view expected) = 0;
+
+  // Sets the key to expire ttl_ms from now. False if the key is absent.
+  // REQUIRES: 0 < ttl_ms <= kMaxTtlMs.
+  virtual Result<bool> Expire(std::string_view key, std::int64_t ttl_ms) = 0;
+
+  // Sets the key to expire at the absolute time at_ms; a time at or before now deletes it.
+  // False if the key is absent. REQUIRES: 0 < at_ms <= now + kMaxTtlMs.
+  virtual Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms) = 0;
+
+  // Removes the key's expiry. True if the key had one.
+  virtual Result<bool> Persist(std::string_view key) = 0;
+
+  // Remaining lifetime of key.
+  virtual Result<TtlState> GetTtl(std::string_view key) = 0;
+
+  // Adds delta to the decimal integer stored at key (an absent key counts as 0) and returns the
+  // new value. The key's expiry is kept. A value that is not a canonical decimal int64 is
+  // kInvalidArgument; a result outside int64 is kOutOfRange; nothing is written then.
+  virtual Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) = 0;
+
+  // One page of the live records whose keys start with request.prefix, in key order. Records
+  // written or removed while a scan is under way may or may not be seen; every record present
+  // for the whole scan is returned exactly once.
+  virtual Result<ScanPage> Scan(const ScanRequest& request) = 0;
+};
+
+}  // namespace cairn

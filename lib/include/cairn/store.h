@@ -1,0 +1,90 @@
+// Store: an open Cairn data directory.
+//
+// Store::Open opens (or creates) a RocksDB TransactionDB with one column family per kind of
+// data. Every Records call on a Store is atomic on its own and safe to call from any number of
+// threads at once. Several calls that must happen together go in a Transaction
+// (BeginTransaction, or RunTransaction which also retries on conflicts).
+//
+// Durability follows Options::durability. Sync() makes everything acknowledged so far durable,
+// so a caller writing under kNone or kEverySec can pay one fsync for a whole group of writes.
+//
+// The data directory carries a schema version; Open refuses a directory written by a newer
+// Cairn with kFailedPrecondition rather than reinterpreting it. Closing (Close or the
+// destructor) flushes everything to disk; reopening finds every record and its expiry.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "cairn/options.h"
+#include "cairn/records.h"
+#include "cairn/transaction.h"
+
+namespace cairn {
+
+namespace internal {
+class StoreCore;
+}
+
+// RunTransaction's default number of attempts.
+inline constexpr int kDefaultTransactionAttempts = 8;
+
+class Store final : public Records {
+ public:
+  // Opens the store in options.data_dir. Fails with kInvalidArgument (bad options or a
+  // directory that is not a Cairn store), kNotFound (no store and create_if_missing is false),
+  // kFailedPrecondition (written by a newer Cairn), kCorruption or kIOError.
+  static Result<std::unique_ptr<Store>> Open(const Options& options);
+
+  ~Store() override;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Flushes and closes. Later calls on the Store fail with kFailedPrecondition. Idempotent.
+  // REQUIRES: no Transaction of this store is alive.
+  Status Close();
+
+  Result<std::optional<std::string>> Get(std::string_view key) override;
+  Result<SetResult> Set(std::string_view key, std::string_view value,
+                        const SetOptions& options = {}) override;
+  Result<bool> Delete(std::string_view key) override;
+  Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
+                                   std::string_view desired,
+                                   Expiry expiry = Expiry::Keep()) override;
+  Result<bool> CompareAndDelete(std::string_view key, std::string_view expected) override;
+  Result<bool> Expire(std::string_view key, std::int64_t ttl_ms) override;
+  Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms) override;
+  Result<bool> Persist(std::string_view key) override;
+  Result<TtlState> GetTtl(std::string_view key) override;
+  Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) override;
+  Result<ScanPage> Scan(const ScanRequest& request) override;
+
+  // Starts a transaction. Its commit is durable as Options::durability says.
+  Result<std::unique_ptr<Transaction>> BeginTransaction();
+
+  // Runs fn in a fresh transaction and commits it. When fn or the commit fails with kBusy, the
+  // transaction is rolled back and fn runs again, up to max_attempts times in all, with a short
+  // randomized pause between attempts. Any other error from fn rolls back and is returned.
+  // fn must not keep the Transaction beyond its call.
+  Status RunTransaction(const std::function<Status(Transaction&)>& fn,
+                        int max_attempts = kDefaultTransactionAttempts);
+
+  // Makes every write acknowledged so far durable (one fsync of the write-ahead log).
+  Status Sync();
+
+  // Compacts every column family fully, so that expired records leave the disk now rather
+  // than when RocksDB would next compact their files.
+  Status Compact();
+
+  const Options& options() const;
+
+  // For the library's own engines.
+  internal::StoreCore& core() { return *core_; }
+
+ private:
+  explicit Store(std::unique_ptr<internal::StoreCore> core);
+
+  std::unique_ptr<internal::StoreCore> core_;
+};
+
+}  // namespace cairn

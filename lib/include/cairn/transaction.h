@@ -1,0 +1,64 @@
+// Transaction: several record operations committed as one.
+//
+// A Transaction comes from Store::BeginTransaction. Its reads see its own writes. Keys are
+// locked as they are touched (read or written) and stay locked until Commit or Rollback, so a
+// transaction is atomic and isolated against every other writer: other transactions never see
+// part of it, and the keys it read do not change under it. Scan inside a transaction sees the
+// transaction's writes but does not lock the keys it returns.
+//
+// Conflicts: waiting longer than Options::lock_timeout_ms for a lock, or a detected deadlock,
+// fails the call with kBusy. After kBusy (or any error) the transaction should be rolled back;
+// Store::RunTransaction does that and retries.
+//
+// A Transaction is used by one thread at a time. Destroying it without Commit rolls it back.
+#pragma once
+
+#include <memory>
+
+#include "cairn/records.h"
+
+namespace cairn {
+
+namespace internal {
+class TransactionCore;
+}
+
+class Transaction final : public Records {
+ public:
+  ~Transaction() override;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  Result<std::optional<std::string>> Get(std::string_view key) override;
+  Result<SetResult> Set(std::string_view key, std::string_view value,
+                        const SetOptions& options = {}) override;
+  Result<bool> Delete(std::string_view key) override;
+  Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
+                                   std::string_view desired,
+                                   Expiry expiry = Expiry::Keep()) override;
+  Result<bool> CompareAndDelete(std::string_view key, std::string_view expected) override;
+  Result<bool> Expire(std::string_view key, std::int64_t ttl_ms) override;
+  Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms) override;
+  Result<bool> Persist(std::string_view key) override;
+  Result<TtlState> GetTtl(std::string_view key) override;
+  Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) override;
+  Result<ScanPage> Scan(const ScanRequest& request) override;
+
+  // Makes every write of the transaction visible at once, durable as Options::durability says.
+  // Fails with kFailedPrecondition if already committed or rolled back.
+  Status Commit();
+
+  // Discards every write and releases the locks. Idempotent.
+  void Rollback();
+
+  // For the library's own engines.
+  internal::TransactionCore& core() { return *core_; }
+
+ private:
+  friend class Store;
+  explicit Transaction(std::unique_ptr<internal::TransactionCore> core);
+
+  std::unique_ptr<internal::TransactionCore> core_;
+};
+
+}  // namespace cairn

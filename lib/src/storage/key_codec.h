@@ -1,0 +1,28 @@
+// Row keys. Each row kind has a one-byte tag; the user key follows. A user key that is the
+// last component of a row key is stored as is, so that a prefix of user keys is a prefix of
+// row keys and scans by prefix are plain range scans. (Composite rows, which put more after
+// the user key, length-prefix it; they arrive with the data types that need them.)
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cairn::internal {
+
+enum class RowTag : char {
+  kKeyspace = 'k',  // records: the keyspace of Records (strings today, Redis types later).
+  kMeta = 'm',      // meta: schema version and monotonic counters.
+};
+
+inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {
+  std::string out;
+  out.reserve(1 + user_key.size());
+  out.push_back(static_cast<char>(tag));
+  out.append(user_key);
+  return out;
+}
+
+// The user key of a row key written by EncodeRowKey.
+inline std::string_view DecodeRowKey(std::string_view row_key) { return row_key.substr(1); }
+
+}  // namespace cairn::internal

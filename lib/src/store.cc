@@ -1,0 +1,156 @@
+#include "cairn/store.h"
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "records/record_ops.h"
+#include "storage/rocks_status.h"
+#include "store_core.h"
+#include "transaction_core.h"
+#include "util/status_macros.h"
+
+namespace cairn {
+
+namespace ops = internal::record_ops;
+using internal::ColumnFamily;
+using internal::Rows;
+
+namespace {
+
+// Runs one record operation fn(Rows&, now_ms) as its own transaction: reads lock their keys,
+// so the read-modify-write is atomic; the commit is skipped when nothing was written.
+template <typename Fn>
+auto RunSingle(internal::StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
+  internal::TransactionRows rows(txn.get(), core.cf(ColumnFamily::kRecords), core.read_options());
+  auto result = fn(rows, core.clock().NowMs());
+  if (!result.ok()) {
+    (void)txn->Rollback();
+    return result;
+  }
+  CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(*txn));
+  return result;
+}
+
+// Runs a record operation that needs no atomic read-modify-write directly on the database.
+template <typename Fn>
+auto RunDirect(internal::StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
+                        core.write_options());
+  return fn(rows, core.clock().NowMs());
+}
+
+}  // namespace
+
+Store::Store(std::unique_ptr<internal::StoreCore> core) : core_(std::move(core)) {}
+
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const Options& options) {
+  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<internal::StoreCore> core,
+                         internal::StoreCore::Open(options));
+  return std::unique_ptr<Store>(new Store(std::move(core)));
+}
+
+Status Store::Close() { return core_->Close(); }
+
+const Options& Store::options() const { return core_->options(); }
+
+Result<std::optional<std::string>> Store::Get(std::string_view key) {
+  return RunDirect(*core_, [&](Rows& rows, std::int64_t now) { return ops::Get(rows, now, key); });
+}
+
+Result<SetResult> Store::Set(std::string_view key, std::string_view value,
+                             const SetOptions& options) {
+  auto set = [&](Rows& rows, std::int64_t now) { return ops::Set(rows, now, key, value, options); };
+  if (ops::NeedsRead(options)) return RunSingle(*core_, set);
+  return RunDirect(*core_, set);
+}
+
+Result<bool> Store::Delete(std::string_view key) {
+  return RunSingle(*core_,
+                   [&](Rows& rows, std::int64_t now) { return ops::Delete(rows, now, key); });
+}
+
+Result<CasResult> Store::CompareAndSwap(std::string_view key, std::string_view expected,
+                                        std::string_view desired, Expiry expiry) {
+  return RunSingle(*core_, [&](Rows& rows, std::int64_t now) {
+    return ops::CompareAndSwap(rows, now, key, expected, desired, expiry);
+  });
+}
+
+Result<bool> Store::CompareAndDelete(std::string_view key, std::string_view expected) {
+  return RunSingle(*core_, [&](Rows& rows, std::int64_t now) {
+    return ops::CompareAndDelete(rows, now, key, expected);
+  });
+}
+
+Result<bool> Store::Expire(std::string_view key, std::int64_t ttl_ms) {
+  return RunSingle(
+      *core_, [&](Rows& rows, std::int64_t now) { return ops::Expire(rows, now, key, ttl_ms); });
+}
+
+Result<bool> Store::ExpireAt(std::string_view key, std::int64_t at_ms) {
+  return RunSingle(
+      *core_, [&](Rows& rows, std::int64_t now) { return ops::ExpireAt(rows, now, key, at_ms); });
+}
+
+Result<bool> Store::Persist(std::string_view key) {
+  return RunSingle(*core_,
+                   [&](Rows& rows, std::int64_t now) { return ops::Persist(rows, now, key); });
+}
+
+Result<TtlState> Store::GetTtl(std::string_view key) {
+  return RunDirect(*core_,
+                   [&](Rows& rows, std::int64_t now) { return ops::GetTtl(rows, now, key); });
+}
+
+Result<std::int64_t> Store::IncrBy(std::string_view key, std::int64_t delta) {
+  return RunSingle(
+      *core_, [&](Rows& rows, std::int64_t now) { return ops::IncrBy(rows, now, key, delta); });
+}
+
+Result<ScanPage> Store::Scan(const ScanRequest& request) {
+  // The database iterator reads one consistent snapshot, so a page is never torn.
+  return RunDirect(*core_,
+                   [&](Rows& rows, std::int64_t now) { return ops::Scan(rows, now, request); });
+}
+
+Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {
+  CAIRN_RETURN_IF_ERROR(core_->CheckOpen());
+  auto core = std::make_unique<internal::TransactionCore>(core_.get(), core_->BeginRaw());
+  return std::unique_ptr<Transaction>(new Transaction(std::move(core)));
+}
+
+Status Store::RunTransaction(const std::function<Status(Transaction&)>& fn, int max_attempts) {
+  if (max_attempts < 1) {
+    return Status::InvalidArgument("RunTransaction needs max_attempts >= 1, got " +
+                                   std::to_string(max_attempts));
+  }
+  thread_local std::minstd_rand rng(std::random_device{}());
+  Status status;
+  for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<Transaction> txn, BeginTransaction());
+    status = fn(*txn);
+    if (status.ok()) status = txn->Commit();
+    if (status.ok()) return status;
+    txn->Rollback();
+    if (!status.IsBusy()) return status;
+    // Randomized, growing pause so that transactions that deadlocked do not meet again.
+    const int cap_us = std::min(50'000, 500 << std::min(attempt, 6));
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % cap_us));
+  }
+  return Status::Busy("transaction gave up after " + std::to_string(max_attempts) +
+                      " attempts: " + status.message());
+}
+
+Status Store::Sync() { return core_->Sync(); }
+
+Status Store::Compact() { return core_->Compact(); }
+
+}  // namespace cairn

@@ -1,0 +1,234 @@
+#include "store_core.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "storage/rocks_status.h"
+#include "storage/schema.h"
+#include "util/status_macros.h"
+
+namespace cairn::internal {
+namespace {
+
+constexpr std::int64_t kMaxLockTimeoutMs = 60'000;
+
+Status ValidateOptions(const Options& options) {
+  if (options.data_dir.empty()) {
+    return Status::InvalidArgument(
+        "Options::data_dir is empty; name the directory to store data in");
+  }
+  if (options.block_cache_bytes == 0) {
+    return Status::InvalidArgument("Options::block_cache_bytes must be greater than 0");
+  }
+  if (options.lock_timeout_ms < 1 || options.lock_timeout_ms > kMaxLockTimeoutMs) {
+    return Status::InvalidArgument("Options::lock_timeout_ms is " +
+                                   std::to_string(options.lock_timeout_ms) +
+                                   "; it must be between 1 and 60000");
+  }
+  switch (options.durability) {
+    case Durability::kAlways:
+    case Durability::kEverySec:
+    case Durability::kNone:
+      return Status::Ok();
+  }
+  return Status::InvalidArgument("Options::durability is not one of always, everysec, none");
+}
+
+bool Contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool IsCairnColumnFamily(std::string_view name) {
+  return std::find(kColumnFamilyNames.begin(), kColumnFamilyNames.end(), name) !=
+         kColumnFamilyNames.end();
+}
+
+// True when the database's default column family holds no row (read-only look).
+Result<bool> DefaultColumnFamilyIsEmpty(const rocksdb::DBOptions& db_options,
+                                        const std::string& dir) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::OpenForReadOnly(
+      rocksdb::Options(db_options, rocksdb::ColumnFamilyOptions()), dir, &raw);
+  if (!s.ok()) return FromRocks(s, "inspect " + dir);
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  it->SeekToFirst();
+  const bool empty = !it->Valid();
+  CAIRN_RETURN_IF_ERROR(FromRocks(it->status(), "inspect " + dir));
+  return empty;
+}
+
+// Decides whether an existing database is a Cairn store. Returns whether column families must
+// be created: RocksDB creates them one by one after CURRENT exists, so a process killed during
+// the very first Open leaves some missing. Such a directory holds only Cairn's column families
+// and an empty default one; anything else is some other program's database and is refused.
+Result<bool> CheckExistingColumnFamilies(const rocksdb::DBOptions& db_options,
+                                         const std::string& dir,
+                                         const std::vector<std::string>& existing) {
+  std::string missing;
+  for (std::string_view name : kColumnFamilyNames) {
+    if (!Contains(existing, name)) missing = name;
+  }
+  if (missing.empty()) return false;
+  bool only_ours = true;
+  for (const std::string& name : existing) {
+    only_ours =
+        only_ours && (name == rocksdb::kDefaultColumnFamilyName || IsCairnColumnFamily(name));
+  }
+  if (only_ours) {
+    CAIRN_ASSIGN_OR_RETURN(bool empty, DefaultColumnFamilyIsEmpty(db_options, dir));
+    if (empty) return true;  // An interrupted creation: finish it.
+  }
+  return Status::InvalidArgument(dir + " holds a RocksDB database that is not a Cairn store " +
+                                 "(it has no column family '" + missing + "')");
+}
+
+}  // namespace
+
+StoreCore::StoreCore(const Options& options) : options_(options) {
+  if (!options_.clock) options_.clock = DefaultClock();
+  ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
+  block_cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  write_options_.sync = options_.durability == Durability::kAlways;
+  txn_options_.deadlock_detect = true;
+  txn_options_.lock_timeout = options_.lock_timeout_ms;
+}
+
+StoreCore::~StoreCore() { (void)Close(); }
+
+Result<std::unique_ptr<StoreCore>> StoreCore::Open(const Options& options) {
+  CAIRN_RETURN_IF_ERROR(ValidateOptions(options));
+  std::unique_ptr<StoreCore> core(new StoreCore(options));
+  CAIRN_RETURN_IF_ERROR(core->OpenDb());
+  return core;
+}
+
+Status StoreCore::OpenDb() {
+  namespace fs = std::filesystem;
+  const std::string& dir = options_.data_dir;
+  std::error_code ec;
+  const bool exists = fs::exists(fs::path(dir) / "CURRENT", ec);
+  if (!exists && !options_.create_if_missing) {
+    return Status::NotFound("no Cairn store in " + dir +
+                            " and Options::create_if_missing is false");
+  }
+  if (!exists) {
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
+  }
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = !exists;
+  db_options.create_missing_column_families = !exists;
+  db_options.max_background_jobs = 2;
+  db_options.keep_log_file_num = 4;
+  // A column family that is rarely written would otherwise keep old WAL files alive.
+  db_options.max_total_wal_size = 128ull << 20;
+
+  std::vector<std::string> existing;
+  if (exists) {
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, dir, &existing);
+    if (!s.ok()) return FromRocks(s, "open " + dir);
+    CAIRN_ASSIGN_OR_RETURN(db_options.create_missing_column_families,
+                           CheckExistingColumnFamilies(db_options, dir, existing));
+  }
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = block_cache_;
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  auto table_factory =
+      std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (std::size_t i = 0; i < kColumnFamilyCount; ++i) {
+    rocksdb::ColumnFamilyOptions cf_options;
+    cf_options.table_factory = table_factory;
+    if (HasTtlFilter(static_cast<ColumnFamily>(i))) {
+      cf_options.compaction_filter = ttl_filter_.get();
+      cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
+    }
+    descriptors.emplace_back(std::string(kColumnFamilyNames[i]), cf_options);
+  }
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
+  for (const std::string& name : existing) {
+    bool known = name == rocksdb::kDefaultColumnFamilyName;
+    for (std::string_view ours : kColumnFamilyNames) known = known || name == ours;
+    if (!known) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+
+  rocksdb::TransactionDBOptions txn_db_options;
+  txn_db_options.transaction_lock_timeout = options_.lock_timeout_ms;
+  txn_db_options.default_lock_timeout = options_.lock_timeout_ms;
+
+  rocksdb::Options open_options(db_options, rocksdb::ColumnFamilyOptions());
+  rocksdb::TransactionDB* raw = nullptr;
+  rocksdb::Status s =
+      rocksdb::TransactionDB::Open(open_options, txn_db_options, dir, descriptors, &handles_, &raw);
+  if (!s.ok()) return FromRocks(s, "open " + dir);
+  db_.reset(raw);
+
+  Status schema = CheckOrWriteSchema(db_.get(), cf(ColumnFamily::kMeta), dir);
+  if (!schema.ok()) {
+    (void)Close();
+    return schema;
+  }
+  if (options_.durability == Durability::kEverySec) {
+    syncer_ = std::make_unique<WalSyncer>(db_.get(), std::chrono::seconds(1));
+  }
+  return Status::Ok();
+}
+
+Status StoreCore::CheckOpen() const {
+  if (closed()) return Status::FailedPrecondition("the store is closed");
+  return Status::Ok();
+}
+
+std::unique_ptr<rocksdb::Transaction> StoreCore::BeginRaw() const {
+  return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, txn_options_));
+}
+
+Status StoreCore::Sync() {
+  CAIRN_RETURN_IF_ERROR(CheckOpen());
+  if (syncer_) CAIRN_RETURN_IF_ERROR(syncer_->last_error());
+  return FromRocks(db_->SyncWAL(), "fsync write-ahead log");
+}
+
+Status StoreCore::Compact() {
+  CAIRN_RETURN_IF_ERROR(CheckOpen());
+  rocksdb::CompactRangeOptions compact;
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  for (std::size_t i = 0; i < kColumnFamilyCount; ++i) {
+    rocksdb::Status s = db_->CompactRange(compact, handles_[i], nullptr, nullptr);
+    if (!s.ok()) return FromRocks(s, "compact " + std::string(kColumnFamilyNames[i]));
+  }
+  return Status::Ok();
+}
+
+Status StoreCore::Close() {
+  if (!db_) return Status::Ok();
+  syncer_.reset();
+  Status result;
+  rocksdb::FlushOptions flush;
+  flush.wait = true;
+  rocksdb::Status s = db_->Flush(flush, handles_);
+  if (!s.ok()) result = FromRocks(s, "flush on close");
+  s = db_->SyncWAL();
+  if (!s.ok() && result.ok()) result = FromRocks(s, "fsync on close");
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    s = db_->DestroyColumnFamilyHandle(handle);
+    if (!s.ok() && result.ok()) result = FromRocks(s, "close column family");
+  }
+  handles_.clear();
+  s = db_->Close();
+  if (!s.ok() && result.ok()) result = FromRocks(s, "close");
+  db_.reset();
+  return result;
+}
+
+}  // namespace cairn::internal

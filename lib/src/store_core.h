@@ -1,0 +1,70 @@
+// StoreCore: the open RocksDB TransactionDB behind a Store, its column families and the
+// settings every operation shares. Private to the library; engines reach it via Store::core().
+#pragma once
+
+#include <rocksdb/utilities/transaction.h>
+#include <rocksdb/utilities/transaction_db.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "cairn/options.h"
+#include "cairn/result.h"
+#include "storage/column_families.h"
+#include "storage/ttl_filter.h"
+#include "storage/wal_syncer.h"
+
+namespace cairn::internal {
+
+class StoreCore {
+ public:
+  // Validates options, opens or creates the store and checks its schema version.
+  static Result<std::unique_ptr<StoreCore>> Open(const Options& options);
+
+  ~StoreCore();
+  StoreCore(const StoreCore&) = delete;
+  StoreCore& operator=(const StoreCore&) = delete;
+
+  // Flushes memtables and the WAL, then closes. Idempotent.
+  Status Close();
+  bool closed() const { return db_ == nullptr; }
+  // kFailedPrecondition when closed.
+  Status CheckOpen() const;
+
+  rocksdb::TransactionDB* db() const { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* cf(ColumnFamily family) const {
+    return handles_[static_cast<std::size_t>(family)];
+  }
+  const Options& options() const { return options_; }
+  const Clock& clock() const { return *options_.clock; }
+  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+  const rocksdb::ReadOptions& read_options() const { return read_options_; }
+
+  // A new RocksDB transaction with the store's durability and lock settings.
+  std::unique_ptr<rocksdb::Transaction> BeginRaw() const;
+
+  // Makes all acknowledged writes durable.
+  Status Sync();
+
+  // Full compaction of every column family.
+  Status Compact();
+
+ private:
+  explicit StoreCore(const Options& options);
+  Status OpenDb();
+
+  Options options_;
+  std::shared_ptr<TtlCompactionFilter> ttl_filter_;  // Outlives db_.
+  std::shared_ptr<rocksdb::Cache> block_cache_;
+  rocksdb::WriteOptions write_options_;
+  rocksdb::ReadOptions read_options_;
+  rocksdb::TransactionOptions txn_options_;
+  std::unique_ptr<rocksdb::TransactionDB> db_;
+  // Indexed by ColumnFamily; then any column family a newer Cairn added (opened only so that
+  // the schema check can refuse the directory).
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::unique_ptr<WalSyncer> syncer_;
+};
+
+}  // namespace cairn::internal

@@ -1,0 +1,74 @@
+#include "cairn/transaction.h"
+
+#include "records/record_ops.h"
+#include "transaction_core.h"
+
+namespace cairn {
+
+namespace ops = internal::record_ops;
+using internal::Rows;
+
+Transaction::Transaction(std::unique_ptr<internal::TransactionCore> core)
+    : core_(std::move(core)) {}
+
+Transaction::~Transaction() { core_->Rollback(); }
+
+Result<std::optional<std::string>> Transaction::Get(std::string_view key) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Get(rows, now, key); });
+}
+
+Result<SetResult> Transaction::Set(std::string_view key, std::string_view value,
+                                   const SetOptions& options) {
+  return core_->Apply(
+      [&](Rows& rows, std::int64_t now) { return ops::Set(rows, now, key, value, options); });
+}
+
+Result<bool> Transaction::Delete(std::string_view key) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Delete(rows, now, key); });
+}
+
+Result<CasResult> Transaction::CompareAndSwap(std::string_view key, std::string_view expected,
+                                              std::string_view desired, Expiry expiry) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) {
+    return ops::CompareAndSwap(rows, now, key, expected, desired, expiry);
+  });
+}
+
+Result<bool> Transaction::CompareAndDelete(std::string_view key, std::string_view expected) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) {
+    return ops::CompareAndDelete(rows, now, key, expected);
+  });
+}
+
+Result<bool> Transaction::Expire(std::string_view key, std::int64_t ttl_ms) {
+  return core_->Apply(
+      [&](Rows& rows, std::int64_t now) { return ops::Expire(rows, now, key, ttl_ms); });
+}
+
+Result<bool> Transaction::ExpireAt(std::string_view key, std::int64_t at_ms) {
+  return core_->Apply(
+      [&](Rows& rows, std::int64_t now) { return ops::ExpireAt(rows, now, key, at_ms); });
+}
+
+Result<bool> Transaction::Persist(std::string_view key) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Persist(rows, now, key); });
+}
+
+Result<TtlState> Transaction::GetTtl(std::string_view key) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::GetTtl(rows, now, key); });
+}
+
+Result<std::int64_t> Transaction::IncrBy(std::string_view key, std::int64_t delta) {
+  return core_->Apply(
+      [&](Rows& rows, std::int64_t now) { return ops::IncrBy(rows, now, key, delta); });
+}
+
+Result<ScanPage> Transaction::Scan(const ScanRequest& request) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Scan(rows, now, request); });
+}
+
+Status Transaction::Commit() { return core_->Commit(); }
+
+void Transaction::Rollback() { core_->Rollback(); }
+
+}  // namespace cairn

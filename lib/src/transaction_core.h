@@ -1,0 +1,51 @@
+// TransactionCore: the RocksDB transaction behind a cairn::Transaction. Private.
+#pragma once
+
+#include <rocksdb/utilities/transaction.h>
+
+#include <memory>
+
+#include "records/rows.h"
+#include "store_core.h"
+#include "util/status_macros.h"
+
+namespace cairn::internal {
+
+// True when the transaction wrote nothing, so committing it would only cost a WAL write.
+inline bool HasNoWrites(rocksdb::Transaction& txn) {
+  return txn.GetNumPuts() == 0 && txn.GetNumDeletes() == 0 && txn.GetNumMerges() == 0;
+}
+
+// Commits txn, or just releases its locks when it wrote nothing.
+Status CommitOrRelease(rocksdb::Transaction& txn);
+
+class TransactionCore {
+ public:
+  TransactionCore(StoreCore* store, std::unique_ptr<rocksdb::Transaction> txn)
+      : store_(store),
+        txn_(std::move(txn)),
+        keyspace_rows_(txn_.get(), store->cf(ColumnFamily::kRecords), store->read_options()) {}
+
+  // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.
+  template <typename Fn>
+  auto Apply(Fn&& fn) -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
+    CAIRN_RETURN_IF_ERROR(CheckActive());
+    return fn(keyspace_rows_, store_->clock().NowMs());
+  }
+
+  Status Commit();
+  void Rollback();
+
+  rocksdb::Transaction& raw() { return *txn_; }
+  StoreCore& store() { return *store_; }
+
+ private:
+  Status CheckActive() const;
+
+  StoreCore* store_;
+  std::unique_ptr<rocksdb::Transaction> txn_;
+  TransactionRows keyspace_rows_;
+  bool finished_ = false;
+};
+
+}  // namespace cairn::internal
