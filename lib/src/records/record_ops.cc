@@ -70,8 +70,8 @@ std::int64_t ExpiryOf(const std::optional<Loaded>& loaded) {
 }
 
 // Rewrites a live record with a new expiry; the payload and type stay as they are.
-Status Reexpire(Rows& rows, std::string_view key, const std::string& row_key,
-                const Loaded& current, std::int64_t expires_at_ms) {
+Status Reexpire(Rows& rows, std::string_view key, const std::string& row_key, const Loaded& current,
+                std::int64_t expires_at_ms) {
   return WriteStatus(
       rows.Write(row_key, EncodeValue(current.header.type, expires_at_ms, current.payload())),
       "write", key);
