@@ -18,21 +18,9 @@ using internal::Rows;
 
 namespace {
 
-// Runs one record operation fn(Rows&, now_ms) as its own transaction: reads lock their keys,
-// so the read-modify-write is atomic; the commit is skipped when nothing was written.
 template <typename Fn>
-auto RunSingle(internal::StoreCore& core, Fn&& fn)
-    -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
-  internal::TransactionRows rows(txn.get(), core.cf(ColumnFamily::kRecords), core.read_options());
-  auto result = fn(rows, core.clock().NowMs());
-  if (!result.ok()) {
-    (void)txn->Rollback();
-    return result;
-  }
-  CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(*txn));
-  return result;
+auto RunSingle(internal::StoreCore& core, Fn&& fn) {
+  return internal::RunInTransaction(core, ColumnFamily::kRecords, std::forward<Fn>(fn));
 }
 
 // Runs a record operation that needs no atomic read-modify-write directly on the database.

@@ -178,6 +178,8 @@ Status StoreCore::OpenDb() {
     (void)Close();
     return schema;
   }
+  fencing_counter_ =
+      std::make_unique<MonotonicCounter>(db_.get(), cf(ColumnFamily::kMeta), "fencing");
   if (options_.durability == Durability::kEverySec) {
     syncer_ = std::make_unique<WalSyncer>(db_.get(), std::chrono::seconds(1));
   }
@@ -213,6 +215,7 @@ Status StoreCore::Compact() {
 Status StoreCore::Close() {
   if (!db_) return Status::Ok();
   syncer_.reset();
+  fencing_counter_.reset();
   Status result;
   rocksdb::FlushOptions flush;
   flush.wait = true;

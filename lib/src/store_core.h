@@ -12,6 +12,7 @@
 #include "cairn/options.h"
 #include "cairn/result.h"
 #include "storage/column_families.h"
+#include "storage/monotonic_counter.h"
 #include "storage/ttl_filter.h"
 #include "storage/wal_syncer.h"
 
@@ -44,6 +45,9 @@ class StoreCore {
   // A new RocksDB transaction with the store's durability and lock settings.
   std::unique_ptr<rocksdb::Transaction> BeginRaw() const;
 
+  // The store's fencing-token counter (shared by every engine of this store).
+  MonotonicCounter& fencing_counter() { return *fencing_counter_; }
+
   // Makes all acknowledged writes durable.
   Status Sync();
 
@@ -65,6 +69,7 @@ class StoreCore {
   // the schema check can refuse the directory).
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::unique_ptr<WalSyncer> syncer_;
+  std::unique_ptr<MonotonicCounter> fencing_counter_;
 };
 
 }  // namespace cairn::internal

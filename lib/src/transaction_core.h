@@ -19,6 +19,24 @@ inline bool HasNoWrites(rocksdb::Transaction& txn) {
 // Commits txn, or just releases its locks when it wrote nothing.
 Status CommitOrRelease(rocksdb::Transaction& txn);
 
+// Runs fn(Rows&, now_ms) over column family `family` as one transaction of its own: reads lock
+// their keys, so a read-modify-write is atomic; the commit is skipped when nothing was written.
+// fn returns a Result (or Status); on failure the transaction is rolled back.
+template <typename Fn>
+auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
+    -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
+  TransactionRows rows(txn.get(), core.cf(family), core.read_options());
+  auto result = fn(rows, core.clock().NowMs());
+  if (!result.ok()) {
+    (void)txn->Rollback();
+    return result;
+  }
+  CAIRN_RETURN_IF_ERROR(CommitOrRelease(*txn));
+  return result;
+}
+
 class TransactionCore {
  public:
   TransactionCore(StoreCore* store, std::unique_ptr<rocksdb::Transaction> txn)

@@ -10,8 +10,9 @@
 namespace cairn::internal {
 
 enum class RowTag : char {
-  kKeyspace = 'k',  // records: the keyspace of Records (strings today, Redis types later).
-  kMeta = 'm',      // meta: schema version and monotonic counters.
+  kKeyspace = 'k',     // records: the keyspace of Records (strings today, Redis types later).
+  kIdempotency = 'i',  // records: idempotency records, keyed by IdempotencyKey::encoded().
+  kMeta = 'm',         // meta: schema version and monotonic counters.
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

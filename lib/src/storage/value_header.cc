@@ -27,7 +27,7 @@ Result<ValueHeader> DecodeHeader(std::string_view stored, std::string_view key) 
                               std::to_string(version) + "; refusing to use or overwrite it");
   }
   auto type = static_cast<std::uint8_t>(stored[1]);
-  if (type != static_cast<std::uint8_t>(ValueType::kString)) {
+  if (!IsKnownValueType(type)) {
     return Status::Corruption("record '" + Printable(key) + "' has unknown value type " +
                               std::to_string(type) + "; refusing to use or overwrite it");
   }

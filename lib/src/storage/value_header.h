@@ -17,8 +17,14 @@ inline constexpr std::uint8_t kValueFormatVersion = 1;
 inline constexpr std::size_t kValueHeaderBytes = 10;
 
 enum class ValueType : std::uint8_t {
-  kString = 1,
+  kString = 1,       // A keyspace string (Records).
+  kIdempotency = 2,  // An idempotency record (cereal payload).
 };
+
+inline bool IsKnownValueType(std::uint8_t type) {
+  return type >= static_cast<std::uint8_t>(ValueType::kString) &&
+         type <= static_cast<std::uint8_t>(ValueType::kIdempotency);
+}
 
 struct ValueHeader {
   ValueType type = ValueType::kString;

@@ -41,6 +41,14 @@ Status PutRawKeyspaceRow(Store& store, std::string_view key, std::string_view st
       "raw put");
 }
 
+Status PutRawIdempotencyRow(Store& store, std::string_view encoded_key, std::string_view stored) {
+  internal::StoreCore& core = store.core();
+  return internal::FromRocks(
+      core.db()->Put(rocksdb::WriteOptions(), core.cf(ColumnFamily::kRecords),
+                     EncodeRowKey(RowTag::kIdempotency, encoded_key), stored),
+      "raw put");
+}
+
 Status PutSchemaVersion(Store& store, std::uint32_t version) {
   internal::StoreCore& core = store.core();
   std::string value;

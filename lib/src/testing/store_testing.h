@@ -20,6 +20,9 @@ Result<std::optional<std::string>> GetRawKeyspaceRow(Store& store, std::string_v
 // Writes stored bytes for key as they are, bypassing encoding (to plant corrupt records).
 Status PutRawKeyspaceRow(Store& store, std::string_view key, std::string_view stored);
 
+// Writes stored bytes as the row of an idempotency record (IdempotencyKey::encoded()).
+Status PutRawIdempotencyRow(Store& store, std::string_view encoded_key, std::string_view stored);
+
 // Writes the schema version stored in meta (to simulate a store written by a newer Cairn).
 Status PutSchemaVersion(Store& store, std::uint32_t version);
 
