@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "support/temp_dir.h"
 #include "testing/store_testing.h"
 
@@ -69,6 +73,31 @@ TEST_F(IdempotencyTest, FirstClaimWinsAndDuplicatesSeeInProgress) {
   ASSERT_TRUE(std::holds_alternative<InProgress>(dup));
   EXPECT_EQ(std::get<InProgress>(dup).expires_in_ms, 700);
   EXPECT_EQ(std::get<InProgress>(dup).attempt, 1u);
+}
+
+TEST_F(IdempotencyTest, ConcurrentClaimsHaveExactlyOneWinnerPerKey) {
+  constexpr int kThreads = 16;
+  constexpr int kKeys = 200;
+  std::vector<std::atomic<int>> winners(kKeys);
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kKeys; ++i) {
+        auto r = idem_->Claim(Key("k" + std::to_string(i)), fp_, kLockTtl);
+        if (!r.ok()) {
+          ++errors;
+        } else if (std::holds_alternative<Claimed>(*r)) {
+          ++winners[i];
+        } else if (!std::holds_alternative<InProgress>(*r)) {
+          ++errors;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(errors.load(), 0);
+  for (int i = 0; i < kKeys; ++i) ASSERT_EQ(winners[i].load(), 1) << "key " << i;
 }
 
 TEST_F(IdempotencyTest, CompletedOutcomeIsReturnedToDuplicates) {

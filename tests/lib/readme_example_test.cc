@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cairn/idempotency.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
 
@@ -50,6 +51,38 @@ TEST(ReadmeExampleTest, TransactionExampleRuns) {
   ASSERT_TRUE(Transfer(*store).ok());
   EXPECT_EQ(*store->Get("balance:alice"), "-10");
   EXPECT_EQ(*store->Get("balance:bob"), "10");
+}
+
+// --- README idempotency example ---
+cairn::Result<cairn::Outcome> PlaceOrder(cairn::IdempotencyStore& idem, std::string_view body,
+                                         int* charges) {
+  auto key = cairn::IdempotencyKey::Make("tenant-a", "v1", "order-1234");
+  if (!key.ok()) return key.status();
+  auto fingerprint = cairn::Fingerprint::OfJson(body);  // key order and spacing do not matter
+  if (!fingerprint.ok()) return fingerprint.status();
+  return idem.Run(
+      *key, *fingerprint, [&](const cairn::Claimed& claim) -> cairn::Result<cairn::Outcome> {
+        ++*charges;  // the side effect; claim.fencing_token fences what it writes
+        cairn::Outcome outcome;
+        outcome.status_code = 201;
+        outcome.body = R"({"order":1234,"attempt":)" + std::to_string(claim.attempt) + "}";
+        return outcome;
+      });
+}
+
+TEST(ReadmeExampleTest, IdempotencyExampleRuns) {
+  cairn::test::TempDir dir;
+  auto store = cairn::test::OpenOrDie(cairn::test::TestOptions(dir.path()));
+  cairn::IdempotencyStore idem(*store);
+  int charges = 0;
+  auto first = PlaceOrder(idem, R"({"sku":"A1","qty":2})", &charges);
+  auto retry = PlaceOrder(idem, R"({ "qty": 2, "sku": "A1" })", &charges);
+  auto other = PlaceOrder(idem, R"({"sku":"A1","qty":3})", &charges);
+  ASSERT_TRUE(first.ok() && retry.ok());
+  EXPECT_EQ(*first, *retry);
+  EXPECT_EQ(first->status_code, 201);
+  EXPECT_EQ(other.status().code(), cairn::StatusCode::kMismatch);
+  EXPECT_EQ(charges, 1);
 }
 
 TEST(ReadmeExampleTest, Runs) {
