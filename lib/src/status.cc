@@ -34,6 +34,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "NotOwner";
     case StatusCode::kMismatch:
       return "Mismatch";
+    case StatusCode::kStaleFence:
+      return "StaleFence";
   }
   return "Unknown";
 }

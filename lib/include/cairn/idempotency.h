@@ -29,6 +29,7 @@
 #include <variant>
 
 #include "cairn/fingerprint.h"
+#include "cairn/ownership.h"
 #include "cairn/result.h"
 #include "cairn/store.h"
 
@@ -117,8 +118,6 @@ struct Mismatch {
   Fingerprint stored;  // The fingerprint of the request the key was first used with.
 };
 using ClaimResult = std::variant<Claimed, Completed, InProgress, Mismatch>;
-
-enum class OwnerResult { kDone, kNotOwner };
 
 enum class FailureKind {
   kTransient,  // Worth retrying: release the claim.

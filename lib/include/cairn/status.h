@@ -30,6 +30,7 @@ enum class StatusCode : std::uint8_t {
   kConflict,            // Another caller holds what this call needs and did not let go in time.
   kNotOwner,            // The caller's claim or lease is no longer the current one.
   kMismatch,            // An idempotency key was reused with a different request.
+  kStaleFence,          // A fenced write carried a fencing number older than one issued since.
 };
 
 // The name of a code, e.g. "InvalidArgument".
@@ -64,6 +65,7 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
   static Status NotOwner(std::string msg) { return {StatusCode::kNotOwner, std::move(msg)}; }
   static Status Mismatch(std::string msg) { return {StatusCode::kMismatch, std::move(msg)}; }
+  static Status StaleFence(std::string msg) { return {StatusCode::kStaleFence, std::move(msg)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

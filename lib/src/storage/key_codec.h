@@ -12,6 +12,7 @@ namespace cairn::internal {
 enum class RowTag : char {
   kKeyspace = 'k',     // records: the keyspace of Records (strings today, Redis types later).
   kIdempotency = 'i',  // records: idempotency records, keyed by IdempotencyKey::encoded().
+  kLease = 'l',        // leases: one row per resource (holders and highest fencing number).
   kMeta = 'm',         // meta: schema version and monotonic counters.
 };
 

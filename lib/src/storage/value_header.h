@@ -19,11 +19,12 @@ inline constexpr std::size_t kValueHeaderBytes = 10;
 enum class ValueType : std::uint8_t {
   kString = 1,       // A keyspace string (Records).
   kIdempotency = 2,  // An idempotency record (cereal payload).
+  kLease = 3,        // A lease / semaphore row (cereal payload).
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kIdempotency);
+         type <= static_cast<std::uint8_t>(ValueType::kLease);
 }
 
 struct ValueHeader {
