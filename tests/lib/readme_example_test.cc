@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cairn/idempotency.h"
+#include "cairn/lease.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
 
@@ -83,6 +84,22 @@ TEST(ReadmeExampleTest, IdempotencyExampleRuns) {
   EXPECT_EQ(first->status_code, 201);
   EXPECT_EQ(other.status().code(), cairn::StatusCode::kMismatch);
   EXPECT_EQ(charges, 1);
+}
+
+// --- README lease example ---
+TEST(ReadmeExampleTest, LeaseExampleRuns) {
+  cairn::test::TempDir dir;
+  auto opened = cairn::test::OpenOrDie(cairn::test::TestOptions(dir.path()));
+  cairn::Store& store = *opened;
+  cairn::LeaseManager leases(store);
+  cairn::Status s = leases.WithLock(
+      "nightly-report", "worker-7", /*ttl_ms=*/30'000,
+      [&](const cairn::Lease& lease) -> cairn::Status {
+        // writes guarded by the lock carry lease.fencing:
+        return leases.FencedSet("nightly-report", lease.fencing, "report:last", "done").status();
+      });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(*store.Get("report:last"), "done");
 }
 
 TEST(ReadmeExampleTest, Runs) {
