@@ -13,6 +13,7 @@ enum class RowTag : char {
   kKeyspace = 'k',     // records: the keyspace of Records (strings today, Redis types later).
   kIdempotency = 'i',  // records: idempotency records, keyed by IdempotencyKey::encoded().
   kLease = 'l',        // leases: one row per resource (holders and highest fencing number).
+  kBucket = 'b',       // buckets: rate-limit state, one row per key.
   kMeta = 'm',         // meta: schema version and monotonic counters.
 };
 

@@ -20,11 +20,12 @@ enum class ValueType : std::uint8_t {
   kString = 1,       // A keyspace string (Records).
   kIdempotency = 2,  // An idempotency record (cereal payload).
   kLease = 3,        // A lease / semaphore row (cereal payload).
+  kBucket = 4,       // Rate-limit state (cereal payload).
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kLease);
+         type <= static_cast<std::uint8_t>(ValueType::kBucket);
 }
 
 struct ValueHeader {
