@@ -6,6 +6,7 @@
 
 #include "cairn/idempotency.h"
 #include "cairn/lease.h"
+#include "cairn/ratelimit.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
 
@@ -100,6 +101,24 @@ TEST(ReadmeExampleTest, LeaseExampleRuns) {
       });
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(*store.Get("report:last"), "done");
+}
+
+// --- README rate-limit example ---
+TEST(ReadmeExampleTest, RateLimitExampleRuns) {
+  cairn::test::TempDir dir;
+  auto opened = cairn::test::OpenOrDie(cairn::test::TestOptions(dir.path()));
+  cairn::Store& store = *opened;
+  cairn::RateLimiter limiter(store);
+  int refused = 0;
+  for (int i = 0; i < 25; ++i) {
+    auto d = limiter.Take("api:user-42", cairn::Limit::GcraPerSecond(10, /*burst=*/20));
+    ASSERT_TRUE(d.ok());
+    if (!d->allowed) {
+      ++refused;
+      EXPECT_GE(cairn::RetryAfterSeconds(*d), 1);
+    }
+  }
+  EXPECT_GE(refused, 4);  // A burst of 20 (plus what refilled meanwhile) out of 25.
 }
 
 TEST(ReadmeExampleTest, Runs) {
