@@ -98,6 +98,13 @@ class IdempotencyStore::Impl {
                             std::int64_t lock_ttl_ms) {
     CAIRN_RETURN_IF_ERROR(ValidateOptions());
     CAIRN_RETURN_IF_ERROR(ValidateLockTtl(lock_ttl_ms));
+    // Fast path for duplicates: a settled record (or one for another request) only changes by
+    // expiring or being deleted, so a plain read can answer without a transaction or a lock.
+    CAIRN_ASSIGN_OR_RETURN(std::optional<IdempotencyRecord> seen, Get(key));
+    if (seen) {
+      if (seen->fingerprint != fingerprint) return ClaimResult(Mismatch{seen->fingerprint});
+      if (seen->outcome) return ClaimResult(Completed{*seen->outcome});
+    }
     return Mutate<ClaimResult>(
         key,
         [&](std::optional<IdempotencyRecord>& record, std::int64_t now,
