@@ -4,9 +4,10 @@
 //
 // Every benchmark takes the durability as its first argument: 0 = always, 1 = everysec,
 // 2 = none (the run's label names it too). The raw baseline opens its TransactionDB the way
-// lib/src/store_core.cc does: the same DB options, block cache, bloom filter, six column
-// families plus default, lock timeouts, WriteOptions.sync only for always, and for everysec a
-// thread that calls SyncWAL once a second. Two differences remain and are deliberate:
+// lib/src/store_core.cc does (cairn_bench::RawTransactionDb in support/bench_support.h, shared
+// with idempotency_bench): the same DB options, block cache, bloom filter, six column families
+// plus default, lock timeouts, WriteOptions.sync only for always, and for everysec a thread that
+// calls SyncWAL once a second. Two differences remain and are deliberate:
 //   - Cairn's TTL compaction filter is private to the library, so the raw column families have
 //     none (it runs only during compactions, which these short runs barely reach);
 //   - the raw side stores the caller's 12-byte key and 100-byte value as they are; Cairn stores
@@ -22,132 +23,50 @@
 // Durability always is bounded by kAlwaysMinTimeSeconds whatever --benchmark_min_time says.
 
 #include <benchmark/benchmark.h>
-#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
-#include <rocksdb/filter_policy.h>
-#include <rocksdb/table.h>
 #include <rocksdb/utilities/transaction.h>
 #include <rocksdb/utilities/transaction_db.h>
 #include <rocksdb/write_batch.h>
-#include <stdlib.h>
 
-#include <array>
 #include <charconv>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
 #include <utility>
-#include <vector>
 
 #include "cairn/options.h"
 #include "cairn/records.h"
 #include "cairn/status.h"
 #include "cairn/store.h"
 #include "cairn/transaction.h"
+#include "support/bench_support.h"
 
 namespace {
 
-constexpr std::size_t kValueBytes = 100;
+using cairn_bench::CheckOk;
+using cairn_bench::DurabilityArg;
+using cairn_bench::Finish;
+using cairn_bench::KeyBuffer;
+using cairn_bench::kValueBytes;
+using cairn_bench::ValueA;
+using cairn_bench::ValueB;
+
 // Keys that Get, CompareAndSwap and IncrBy work on (preloaded) and that Set overwrites.
 constexpr std::int64_t kKeySpace = 100'000;
 // Keys per commit while preloading.
 constexpr std::int64_t kPreloadBatch = 1'000;
-// Visits the key space in a scattered order; coprime with kKeySpace, so each pass of kKeySpace
-// iterations touches every key once.
-constexpr std::int64_t kStride = 7'919;
 // Minimum run time of each durability-always benchmark: every commit waits for an fsync.
 constexpr double kAlwaysMinTimeSeconds = 0.3;
-
-constexpr std::array<cairn::Durability, 3> kDurabilities = {
-    cairn::Durability::kAlways, cairn::Durability::kEverySec, cairn::Durability::kNone};
-constexpr std::array<std::string_view, 6> kColumnFamilies = {"records", "members", "leases",
-                                                             "buckets", "queues",  "meta"};
 
 // -------------------------------------------------------------------------------------------
 // Helpers.
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "records_bench: %s\n", what.c_str());
-  std::abort();
-}
-
-void CheckOk(const rocksdb::Status& s, const char* what) {
-  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
-}
-
-void CheckOk(const cairn::Status& s, const char* what) {
-  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
-}
-
-cairn::Durability DurabilityArg(const benchmark::State& state) {
-  const std::int64_t arg = state.range(0);
-  if (arg < 0 || arg >= static_cast<std::int64_t>(kDurabilities.size())) {
-    Die("durability argument must be 0, 1 or 2");
-  }
-  return kDurabilities[static_cast<std::size_t>(arg)];
-}
-
-// Position in the scattered visit order of the key space.
-std::int64_t Scattered(std::int64_t i) { return (i % kKeySpace) * kStride % kKeySpace; }
-
-// "key:%08d", without snprintf, so that making keys costs both sides next to nothing.
-class KeyBuffer {
- public:
-  std::string_view Key(std::int64_t index) {
-    char* p = buf_.data() + buf_.size();
-    for (int digit = 0; digit < 8; ++digit) {
-      *--p = static_cast<char>('0' + index % 10);
-      index /= 10;
-    }
-    return {buf_.data(), buf_.size()};
-  }
-
- private:
-  std::array<char, 12> buf_ = {'k', 'e', 'y', ':'};
-};
-
-// Two distinct 100-byte values; CompareAndSwap swaps between them.
-const std::string& ValueA() {
-  static const std::string value(kValueBytes, 'a');
-  return value;
-}
-const std::string& ValueB() {
-  static const std::string value(kValueBytes, 'b');
-  return value;
-}
-
-// A fresh directory under $TMPDIR (default /tmp), removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* env = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(env != nullptr && *env != '\0' ? env : "/tmp") + "/cairn_records_bench_XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) Die("mkdtemp " + pattern + " failed");
-    path_ = std::move(pattern);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// Position in the scattered visit order of the key space: each pass of kKeySpace iterations
+// touches every key once.
+std::int64_t Scattered(std::int64_t i) { return cairn_bench::Scattered(i, kKeySpace); }
 
 // What a fixture writes before the first run.
 enum class Preload {
@@ -164,28 +83,12 @@ const std::string& PreloadValue(Preload preload) {
 // -------------------------------------------------------------------------------------------
 // Fixtures. One is alive at a time: the one of the benchmark that is running.
 
-class Fixture {
+class Fixture : public cairn_bench::Fixture {
  public:
-  virtual ~Fixture() = default;
   // Where the benchmark continues its key sequence: runs of one benchmark share the fixture,
   // so fresh keys stay fresh and CompareAndSwap knows which value each key holds.
   std::int64_t next = 0;
 };
-
-struct FixtureSlot {
-  std::string id;
-  std::unique_ptr<Fixture> fixture;
-};
-
-FixtureSlot& CurrentSlot() {
-  static FixtureSlot* slot = new FixtureSlot();  // Released by ReleaseFixture, never destroyed.
-  return *slot;
-}
-
-void ReleaseFixture() {
-  CurrentSlot().fixture.reset();
-  CurrentSlot().id.clear();
-}
 
 // The fixture named id, made by F(durability, preload) unless the previous run made it.
 template <typename F>
@@ -193,34 +96,23 @@ F& FixtureFor(const benchmark::State& state, std::string_view name, Preload prel
               std::int64_t extra_arg = -1) {
   std::string id =
       std::string(name) + "/" + std::to_string(state.range(0)) + "/" + std::to_string(extra_arg);
-  FixtureSlot& slot = CurrentSlot();
-  if (slot.id != id || slot.fixture == nullptr) {
-    ReleaseFixture();  // Close and remove the previous benchmark's store first.
-    slot.fixture = std::make_unique<F>(DurabilityArg(state), preload);
-    slot.id = std::move(id);
-  }
-  return static_cast<F&>(*slot.fixture);
+  return cairn_bench::SharedFixture<F>(
+      std::move(id), [&] { return std::make_unique<F>(DurabilityArg(state), preload); });
 }
 
 class CairnFixture final : public Fixture {
  public:
-  CairnFixture(cairn::Durability durability, Preload preload) {
-    cairn::Options options;
-    options.data_dir = dir_.path();
-    options.durability = durability;
-    cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);
-    CheckOk(store.status(), "open Cairn store");
-    store_ = std::move(store).value();
+  CairnFixture(cairn::Durability durability, Preload preload) : store_(durability) {
     if (preload != Preload::kNothing) Load(PreloadValue(preload));
   }
 
-  cairn::Store& store() { return *store_; }
+  cairn::Store& store() { return store_.store(); }
 
  private:
   void Load(const std::string& value) {
     KeyBuffer keys;
     for (std::int64_t first = 0; first < kKeySpace; first += kPreloadBatch) {
-      cairn::Result<std::unique_ptr<cairn::Transaction>> txn = store_->BeginTransaction();
+      cairn::Result<std::unique_ptr<cairn::Transaction>> txn = store().BeginTransaction();
       CheckOk(txn.status(), "preload: begin");
       for (std::int64_t i = first; i < first + kPreloadBatch && i < kKeySpace; ++i) {
         CheckOk((*txn)->Set(keys.Key(i), value).status(), "preload: set");
@@ -229,111 +121,21 @@ class CairnFixture final : public Fixture {
     }
   }
 
-  TempDir dir_;  // Outlives the store.
-  std::unique_ptr<cairn::Store> store_;
-};
-
-// Durability everysec for the raw database, as Cairn's WalSyncer does it.
-class RawWalSyncer {
- public:
-  explicit RawWalSyncer(rocksdb::DB* db) : db_(db), thread_([this] { Run(); }) {}
-  ~RawWalSyncer() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  RawWalSyncer(const RawWalSyncer&) = delete;
-  RawWalSyncer& operator=(const RawWalSyncer&) = delete;
-
- private:
-  void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
-      lock.unlock();
-      CheckOk(db_->SyncWAL(), "background SyncWAL");
-      lock.lock();
-    }
-  }
-
-  rocksdb::DB* db_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;  // Last: starts after the members it uses.
+  cairn_bench::TempStore store_;
 };
 
 // A TransactionDB opened like lib/src/store_core.cc opens Cairn's.
 class RawFixture final : public Fixture {
  public:
-  RawFixture(cairn::Durability durability, Preload preload) {
-    const cairn::Options defaults;
-    block_cache_ = rocksdb::NewLRUCache(defaults.block_cache_bytes);
-
-    rocksdb::DBOptions db_options;
-    db_options.create_if_missing = true;
-    db_options.create_missing_column_families = true;
-    db_options.max_background_jobs = 2;
-    db_options.keep_log_file_num = 4;
-    db_options.max_total_wal_size = 128ull << 20;
-
-    rocksdb::BlockBasedTableOptions table_options;
-    table_options.block_cache = block_cache_;
-    table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    auto table_factory =
-        std::shared_ptr<rocksdb::TableFactory>(rocksdb::NewBlockBasedTableFactory(table_options));
-
-    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-    for (std::string_view name : kColumnFamilies) {
-      rocksdb::ColumnFamilyOptions cf_options;
-      cf_options.table_factory = table_factory;
-      // Cairn also sets its TTL compaction filter here (not reachable from bench/).
-      if (name != "meta") cf_options.periodic_compaction_seconds = std::uint64_t{12} * 60 * 60;
-      descriptors.emplace_back(std::string(name), cf_options);
-    }
-    descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions());
-
-    rocksdb::TransactionDBOptions txn_db_options;
-    txn_db_options.transaction_lock_timeout = defaults.lock_timeout_ms;
-    txn_db_options.default_lock_timeout = defaults.lock_timeout_ms;
-
-    rocksdb::Options open_options(db_options, rocksdb::ColumnFamilyOptions());
-    rocksdb::TransactionDB* raw = nullptr;
-    CheckOk(rocksdb::TransactionDB::Open(open_options, txn_db_options, dir_.path(), descriptors,
-                                         &handles_, &raw),
-            "open raw TransactionDB");
-    db_.reset(raw);
-    cf_ = handles_[0];  // "records", as Cairn's keyspace.
-
-    write_options_.sync = durability == cairn::Durability::kAlways;
-    txn_options_.deadlock_detect = true;
-    txn_options_.lock_timeout = defaults.lock_timeout_ms;
+  RawFixture(cairn::Durability durability, Preload preload) : raw_(durability) {
     if (preload != Preload::kNothing) Load(PreloadValue(preload));
-    if (durability == cairn::Durability::kEverySec) {
-      syncer_ = std::make_unique<RawWalSyncer>(db_.get());
-    }
   }
 
-  ~RawFixture() override {
-    syncer_.reset();
-    for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-      CheckOk(db_->DestroyColumnFamilyHandle(handle), "close column family");
-    }
-    CheckOk(db_->Close(), "close raw TransactionDB");
-    db_.reset();
-  }
-
-  rocksdb::TransactionDB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* cf() { return cf_; }
-  const rocksdb::ReadOptions& read_options() const { return read_options_; }
-  const rocksdb::WriteOptions& write_options() const { return write_options_; }
-
-  std::unique_ptr<rocksdb::Transaction> Begin() {
-    return std::unique_ptr<rocksdb::Transaction>(
-        db_->BeginTransaction(write_options_, txn_options_));
-  }
+  rocksdb::TransactionDB& db() { return raw_.db(); }
+  rocksdb::ColumnFamilyHandle* cf() { return raw_.cf(); }
+  const rocksdb::ReadOptions& read_options() const { return raw_.read_options(); }
+  const rocksdb::WriteOptions& write_options() const { return raw_.write_options(); }
+  std::unique_ptr<rocksdb::Transaction> Begin() { return raw_.Begin(); }
 
  private:
   void Load(const std::string& value) {
@@ -341,27 +143,14 @@ class RawFixture final : public Fixture {
     for (std::int64_t first = 0; first < kKeySpace; first += kPreloadBatch) {
       rocksdb::WriteBatch batch;
       for (std::int64_t i = first; i < first + kPreloadBatch && i < kKeySpace; ++i) {
-        CheckOk(batch.Put(cf_, keys.Key(i), value), "preload: batch");
+        CheckOk(batch.Put(cf(), keys.Key(i), value), "preload: batch");
       }
-      CheckOk(db_->Write(write_options_, &batch), "preload: write");
+      CheckOk(db().Write(write_options(), &batch), "preload: write");
     }
   }
 
-  TempDir dir_;  // Outlives the database.
-  std::shared_ptr<rocksdb::Cache> block_cache_;
-  std::unique_ptr<rocksdb::TransactionDB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-  rocksdb::ColumnFamilyHandle* cf_ = nullptr;
-  rocksdb::ReadOptions read_options_;
-  rocksdb::WriteOptions write_options_;
-  rocksdb::TransactionOptions txn_options_;
-  std::unique_ptr<RawWalSyncer> syncer_;
+  cairn_bench::RawTransactionDb raw_;
 };
-
-void Finish(benchmark::State& state, std::int64_t items_per_iteration = 1) {
-  state.SetItemsProcessed(state.iterations() * items_per_iteration);
-  state.SetLabel(std::string(cairn::DurabilityName(DurabilityArg(state))));
-}
 
 // -------------------------------------------------------------------------------------------
 // Set (unconditional) vs TransactionDB::Put.
@@ -652,11 +441,11 @@ BENCHMARK(BM_Transaction_Raw)->Apply(TransactionsEverySecAndNone);
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("durability_arg", "0=always 1=everysec 2=none");
+  benchmark::AddCustomContext("durability_arg", cairn_bench::kDurabilityArgMeaning);
   benchmark::AddCustomContext("key_space", std::to_string(kKeySpace));
   benchmark::AddCustomContext("value_bytes", std::to_string(kValueBytes));
   benchmark::RunSpecifiedBenchmarks();
-  ReleaseFixture();  // Closes and removes the last benchmark's directory.
+  cairn_bench::ReleaseFixture();  // Closes and removes the last benchmark's directory.
   benchmark::Shutdown();
   return 0;
 }

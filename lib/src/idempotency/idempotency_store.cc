@@ -272,15 +272,15 @@ class IdempotencyStore::Impl {
     rocksdb::Status s = rows.Read(RowKey(key), &stored);
     if (s.IsNotFound()) return std::optional<IdempotencyRecord>();
     if (!s.ok()) return internal::FromRocks(s, "read " + key.ToString());
-    const std::string name = key.ToString();
-    CAIRN_ASSIGN_OR_RETURN(internal::ValueHeader header, internal::DecodeHeader(stored, name));
+    // Messages name the business key; the scoped name is built only when something fails.
+    CAIRN_ASSIGN_OR_RETURN(internal::ValueHeader header, internal::DecodeHeader(stored, key.key()));
     if (header.type != internal::ValueType::kIdempotency) {
-      return Status::Corruption("idempotency record " + name + " has value type " +
+      return Status::Corruption("idempotency record " + key.ToString() + " has value type " +
                                 std::to_string(static_cast<int>(header.type)));
     }
     if (internal::IsExpired(header.expires_at_ms, now)) return std::optional<IdempotencyRecord>();
-    CAIRN_ASSIGN_OR_RETURN(IdempotencyRecord record,
-                           internal::DecodeIdempotencyPayload(internal::Payload(stored), name));
+    CAIRN_ASSIGN_OR_RETURN(IdempotencyRecord record, internal::DecodeIdempotencyPayload(
+                                                         internal::Payload(stored), key.key()));
     record.expires_at_ms = header.expires_at_ms;
     return std::optional<IdempotencyRecord>(std::move(record));
   }
