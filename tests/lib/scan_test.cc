@@ -97,7 +97,7 @@ TEST_F(ScanTest, RecordsWrittenBetweenPagesBeyondTheCursorAreSeen) {
   auto first = store_->Scan({.prefix = "p:", .count = 2});
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->entries.size(), 2u);
-  EXPECT_EQ(first->cursor, "p:2");
+  EXPECT_EQ(first->cursor, std::string("p:2\0", 4)) << "the smallest key after p:2";
   ASSERT_TRUE(store_->Set("p:3", "x").ok());
   ASSERT_TRUE(store_->Delete("p:1").ok());
   auto second = store_->Scan({.prefix = "p:", .cursor = first->cursor, .count = 2});
@@ -106,6 +106,15 @@ TEST_F(ScanTest, RecordsWrittenBetweenPagesBeyondTheCursorAreSeen) {
   EXPECT_EQ(second->entries[0].key, "p:3");
   EXPECT_EQ(second->entries[1].key, "p:5");
   EXPECT_TRUE(second->cursor.empty());
+}
+
+TEST_F(ScanTest, AnEmptyKeyDoesNotEndTheScanEarly) {
+  ASSERT_TRUE(store_->Set("", "empty").ok());
+  ASSERT_TRUE(store_->Set("a", "1").ok());
+  ASSERT_TRUE(store_->Set(std::string("a\0", 2), "2").ok());
+  int pages = 0;
+  std::vector<std::string> keys = ScanAll("", 1, &pages);
+  EXPECT_EQ(keys, (std::vector<std::string>{"", "a", std::string("a\0", 2)}));
 }
 
 TEST_F(ScanTest, RejectsBadRequests) {

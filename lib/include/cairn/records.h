@@ -107,8 +107,9 @@ struct ScanEntry {
 struct ScanPage {
   // Live records in key order (byte-wise).
   std::vector<ScanEntry> entries;
-  // Empty when the scan is complete; otherwise pass it back to continue. A page can be empty
-  // with a non-empty cursor when the call stopped after visiting only expired rows.
+  // Empty when the scan is complete; otherwise pass it back to continue (it is the smallest key
+  // after the last one visited). A page can be empty with a non-empty cursor when the call
+  // stopped after visiting only expired rows.
   std::string cursor;
 };
 

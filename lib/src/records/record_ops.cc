@@ -257,12 +257,14 @@ Result<ScanPage> Scan(Rows& rows, std::int64_t now_ms, const ScanRequest& reques
   ScanPage page;
   std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
   it->Seek(start);
-  if (!request.cursor.empty() && it->Valid() && it->key() == rocksdb::Slice(start)) it->Next();
   std::size_t visits = 0;
   std::string last_key;
   for (; it->Valid() && it->key().starts_with(row_prefix); it->Next()) {
     if (page.entries.size() == request.count || visits == max_visits) {
-      page.cursor = std::move(last_key);  // More may follow.
+      // More may follow. The cursor is the smallest key after the last one visited, so that it
+      // is never empty (which would mean "done"), even when the last key visited is "".
+      page.cursor = std::move(last_key);
+      page.cursor.push_back('\0');
       break;
     }
     ++visits;

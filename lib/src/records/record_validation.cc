@@ -65,8 +65,11 @@ Status ValidateScan(const ScanRequest& request) {
   if (Status s = ValidateKey(request.prefix); !s.ok()) {
     return Status::InvalidArgument("scan prefix: " + s.message());
   }
-  if (Status s = ValidateKey(request.cursor); !s.ok()) {
-    return Status::InvalidArgument("scan cursor: " + s.message());
+  // A cursor is a key followed by one more byte (see record_ops::Scan).
+  if (request.cursor.size() > kMaxKeyBytes + 1) {
+    return Status::InvalidArgument("scan cursor is " + std::to_string(request.cursor.size()) +
+                                   " bytes; no cursor is longer than " +
+                                   std::to_string(kMaxKeyBytes + 1));
   }
   if (!request.cursor.empty() && !request.cursor.starts_with(request.prefix)) {
     return Status::InvalidArgument("scan cursor '" + Printable(request.cursor) +
