@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -64,6 +65,10 @@ class Limit {
 
  private:
   Limit(Kind kind, std::int64_t capacity, std::int64_t period_ms, std::int64_t rate_count);
+  // Converts a per-second rate to a count per period and builds the limit with make(count,
+  // period_ms); an invalid rate yields make's limit marked invalid with the reason.
+  static Limit PerSecond(double per_second,
+                         const std::function<Limit(std::int64_t, std::int64_t)>& make);
   Kind kind_;
   std::int64_t capacity_;
   std::int64_t period_ms_;

@@ -85,14 +85,9 @@ Limit Limit::TokenBucket(std::int64_t capacity, std::int64_t refill_tokens,
 }
 
 Limit Limit::TokenBucketPerSecond(std::int64_t capacity, double tokens_per_second) {
-  std::int64_t count = 0;
-  Status rate = PerSecondRate(tokens_per_second, &count);
-  if (!rate.ok()) {
-    Limit l(Kind::kTokenBucket, capacity, kPerSecondPeriodMs, 1);
-    l.validity_ = rate;
-    return l;
-  }
-  return TokenBucket(capacity, count, kPerSecondPeriodMs);
+  return PerSecond(tokens_per_second, [&](std::int64_t count, std::int64_t period_ms) {
+    return TokenBucket(capacity, count, period_ms);
+  });
 }
 
 Limit Limit::Gcra(std::int64_t rate_count, std::int64_t period_ms, std::int64_t burst) {
@@ -104,14 +99,19 @@ Limit Limit::Gcra(std::int64_t rate_count, std::int64_t period_ms, std::int64_t 
 }
 
 Limit Limit::GcraPerSecond(double requests_per_second, std::int64_t burst) {
+  return PerSecond(requests_per_second, [&](std::int64_t count, std::int64_t period_ms) {
+    return Gcra(count, period_ms, burst);
+  });
+}
+
+Limit Limit::PerSecond(double per_second,
+                       const std::function<Limit(std::int64_t, std::int64_t)>& make) {
   std::int64_t count = 0;
-  Status rate = PerSecondRate(requests_per_second, &count);
-  if (!rate.ok()) {
-    Limit l(Kind::kGcra, burst, kPerSecondPeriodMs, 1);
-    l.validity_ = rate;
-    return l;
-  }
-  return Gcra(count, kPerSecondPeriodMs, burst);
+  Status rate = PerSecondRate(per_second, &count);
+  if (rate.ok()) return make(count, kPerSecondPeriodMs);
+  Limit invalid = make(1, kPerSecondPeriodMs);  // The shape of the limit, marked invalid.
+  invalid.validity_ = rate;
+  return invalid;
 }
 
 std::int64_t RetryAfterSeconds(const Decision& decision) {
