@@ -11,6 +11,7 @@
 #include "store_core.h"
 #include "transaction_core.h"
 #include "util/random_id.h"
+#include "util/range_check.h"
 #include "util/status_macros.h"
 
 namespace cairn {
@@ -44,11 +45,7 @@ Status ValidateOutcome(const Outcome& outcome) {
 }
 
 Status ValidateClaimId(std::string_view claim_id) {
-  if (claim_id.empty() || claim_id.size() > kMaxClaimIdBytes) {
-    return Status::InvalidArgument("claim id must be 1 to " + std::to_string(kMaxClaimIdBytes) +
-                                   " bytes, got " + std::to_string(claim_id.size()));
-  }
-  return Status::Ok();
+  return internal::CheckSize("claim id", claim_id.size(), 1, kMaxClaimIdBytes);
 }
 
 Status ValidateLockTtl(std::int64_t ms) {
@@ -224,10 +221,8 @@ class IdempotencyStore::Impl {
                       const RunOptions& options) {
     CAIRN_RETURN_IF_ERROR(ValidateLockTtl(options.lock_ttl_ms));
     CAIRN_RETURN_IF_ERROR(ValidateResultTtl(options.result_ttl_ms));
-    if (options.settle_timeout_ms < 0 || options.settle_timeout_ms > kMaxTtlMs) {
-      return Status::InvalidArgument("settle_timeout_ms must be between 0 and kMaxTtlMs, got " +
-                                     std::to_string(options.settle_timeout_ms));
-    }
+    CAIRN_RETURN_IF_ERROR(
+        internal::CheckRange("settle_timeout_ms", options.settle_timeout_ms, 0, kMaxTtlMs, " ms"));
     const Clock& clock = core_.clock();
     const std::int64_t deadline = clock.NowMs() + options.settle_timeout_ms;
     Wakeup wakeup;

@@ -10,6 +10,7 @@
 #include "transaction_core.h"
 #include "util/printable.h"
 #include "util/random_id.h"
+#include "util/range_check.h"
 #include "util/status_macros.h"
 
 namespace cairn {
@@ -39,38 +40,19 @@ Status ValidateOwner(std::string_view owner) {
 }
 
 Status ValidateLeaseTtl(std::int64_t ttl_ms) {
-  if (ttl_ms <= 0 || ttl_ms > kMaxLeaseTtlMs) {
-    return Status::InvalidArgument("lease TTL must be between 1 and " +
-                                   std::to_string(kMaxLeaseTtlMs) + " ms (7 days), got " +
-                                   std::to_string(ttl_ms));
-  }
-  return Status::Ok();
+  return internal::CheckRange("lease TTL", ttl_ms, 1, kMaxLeaseTtlMs, " ms");
 }
 
 Status ValidateWait(std::int64_t wait_ms) {
-  if (wait_ms < 0 || wait_ms > kMaxLeaseTtlMs) {
-    return Status::InvalidArgument("lease wait must be between 0 and " +
-                                   std::to_string(kMaxLeaseTtlMs) + " ms, got " +
-                                   std::to_string(wait_ms));
-  }
-  return Status::Ok();
+  return internal::CheckRange("lease wait", wait_ms, 0, kMaxLeaseTtlMs, " ms");
 }
 
 Status ValidateLimit(std::uint32_t limit) {
-  if (limit == 0 || limit > kMaxSemaphoreLimit) {
-    return Status::InvalidArgument("semaphore limit must be between 1 and " +
-                                   std::to_string(kMaxSemaphoreLimit) + ", got " +
-                                   std::to_string(limit));
-  }
-  return Status::Ok();
+  return internal::CheckRange("semaphore limit", limit, 1, kMaxSemaphoreLimit);
 }
 
 Status ValidateToken(std::string_view token) {
-  if (token.empty() || token.size() > kMaxOwnerBytes) {
-    return Status::InvalidArgument("lease token must be 1 to " + std::to_string(kMaxOwnerBytes) +
-                                   " bytes, got " + std::to_string(token.size()));
-  }
-  return Status::Ok();
+  return internal::CheckSize("lease token", token.size(), 1, kMaxOwnerBytes);
 }
 
 }  // namespace
@@ -123,8 +105,9 @@ class LeaseManager::Impl {
           continue;
         }
       }
-      CAIRN_ASSIGN_OR_RETURN(AcquireResult result, TryAcquire(resource, owner, limit, ttl_ms));
-      const auto* busy = std::get_if<LeaseBusy>(&result);
+      Result<AcquireResult> result = TryAcquire(resource, owner, limit, ttl_ms);
+      if (!result.ok()) return result;
+      const auto* busy = std::get_if<LeaseBusy>(&*result);
       if (busy == nullptr || now >= deadline) return result;
       // Woken by a release through this manager, or at the holder's expiry instant, or at our
       // deadline, whichever comes first.

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "cairn/ratelimit.h"
+#include "util/range_check.h"
 
 namespace cairn {
 namespace {
@@ -13,21 +14,12 @@ constexpr std::int64_t kMaxCapacityTimesPeriod = 4'000'000'000'000'000'000;
 constexpr std::int64_t kPerSecondPeriodMs = 1'000'000;
 
 Status CheckCount(std::int64_t v, const char* what) {
-  if (v < 1 || v > kMaxRateLimitCount) {
-    return Status::InvalidArgument(std::string("rate limit ") + what + " must be between 1 and " +
-                                   std::to_string(kMaxRateLimitCount) + ", got " +
-                                   std::to_string(v));
-  }
-  return Status::Ok();
+  return internal::CheckRange(std::string("rate limit ") + what, v, 1, kMaxRateLimitCount);
 }
 
 Status CheckPeriod(std::int64_t ms, const char* what) {
-  if (ms < 1 || ms > kMaxRateLimitWindowMs) {
-    return Status::InvalidArgument(std::string("rate limit ") + what + " must be between 1 and " +
-                                   std::to_string(kMaxRateLimitWindowMs) + " ms, got " +
-                                   std::to_string(ms));
-  }
-  return Status::Ok();
+  return internal::CheckRange(std::string("rate limit ") + what, ms, 1, kMaxRateLimitWindowMs,
+                              " ms");
 }
 
 Status CheckProduct(std::int64_t capacity, std::int64_t period_ms) {
