@@ -3,7 +3,6 @@
 #include "cairn/idempotency.h"
 #include "cairn/limits.h"
 #include "idempotency/record_codec.h"
-#include "idempotency/settle_board.h"
 #include "records/record_validation.h"
 #include "storage/key_codec.h"
 #include "storage/rocks_status.h"
@@ -13,6 +12,7 @@
 #include "util/random_id.h"
 #include "util/range_check.h"
 #include "util/status_macros.h"
+#include "util/wakeup_registry.h"
 
 namespace cairn {
 
@@ -213,7 +213,7 @@ class IdempotencyStore::Impl {
               internal::FromRocks(rows.Remove(row_key), "delete " + key.ToString()));
           return live;
         });
-    if (deleted.ok()) settle_board_.NotifyAll(key.encoded());
+    if (deleted.ok()) settle_waiters_.NotifyAll(key.encoded());
     return deleted;
   }
 
@@ -226,7 +226,7 @@ class IdempotencyStore::Impl {
     const Clock& clock = core_.clock();
     const std::int64_t deadline = clock.NowMs() + options.settle_timeout_ms;
     Wakeup wakeup;
-    internal::SettleBoard::Registration registration(settle_board_, key.encoded(), &wakeup);
+    internal::WakeupRegistry::Entry registration(settle_waiters_, key.encoded(), &wakeup);
     while (true) {
       Result<ClaimResult> result = Claim(key, fingerprint, options.lock_ttl_ms);
       if (!result.ok()) return result.status();
@@ -320,7 +320,7 @@ class IdempotencyStore::Impl {
   Result<OwnerResult> Settle(const IdempotencyKey& key, std::string_view claim_id,
                              Change&& change) {
     auto result = OwnerMutate(key, claim_id, std::forward<Change>(change));
-    if (result.ok() && *result == OwnerResult::kDone) settle_board_.NotifyAll(key.encoded());
+    if (result.ok() && *result == OwnerResult::kDone) settle_waiters_.NotifyAll(key.encoded());
     return result;
   }
 
@@ -355,7 +355,7 @@ class IdempotencyStore::Impl {
 
   internal::StoreCore& core_;
   const IdempotencyOptions options_;
-  internal::SettleBoard settle_board_;
+  internal::WakeupRegistry settle_waiters_;
 };
 
 IdempotencyStore::IdempotencyStore(Store& store, IdempotencyOptions options)

@@ -3,7 +3,6 @@
 
 #include "cairn/lease.h"
 #include "lease/lease_row.h"
-#include "lease/wait_queue.h"
 #include "records/record_ops.h"
 #include "storage/rocks_status.h"
 #include "store_core.h"
@@ -12,6 +11,7 @@
 #include "util/random_id.h"
 #include "util/range_check.h"
 #include "util/status_macros.h"
+#include "util/wakeup_registry.h"
 
 namespace cairn {
 
@@ -95,10 +95,10 @@ class LeaseManager::Impl {
     const Clock& clock = core_.clock();
     const std::int64_t deadline = clock.NowMs() + wait_ms;
     Wakeup wakeup;
-    internal::WaitQueue::Ticket ticket(waiters_, std::string(resource), &wakeup);
+    internal::WakeupRegistry::Entry ticket(waiters_, std::string(resource), &wakeup);
     while (true) {
       const std::int64_t now = clock.NowMs();
-      if (!ticket.at_head()) {
+      if (!ticket.first()) {
         // Not our turn: wait for the waiters ahead of us (or our deadline), then look again.
         if (now < deadline) {
           clock.WaitUntil(wakeup, deadline);
@@ -142,7 +142,7 @@ class LeaseManager::Impl {
     auto result = OwnerMutate(resource, token, [&](LeaseRow& row, std::int64_t) {
       std::erase_if(row.holders, [&](const LeaseHolder& h) { return h.token == token; });
     });
-    if (result.ok() && *result == OwnerResult::kDone) waiters_.NotifyHead(std::string(resource));
+    if (result.ok() && *result == OwnerResult::kDone) waiters_.NotifyFirst(std::string(resource));
     return result;
   }
 
@@ -193,7 +193,7 @@ class LeaseManager::Impl {
 
  private:
   internal::StoreCore& core_;
-  internal::WaitQueue waiters_;
+  internal::WakeupRegistry waiters_;
 };
 
 LeaseGuard::LeaseGuard(LeaseGuard&& other) noexcept
