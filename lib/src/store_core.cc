@@ -3,6 +3,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
+#include <rocksdb/utilities/table_properties_collectors.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -152,6 +153,13 @@ Status StoreCore::OpenDb() {
     if (HasTtlFilter(static_cast<ColumnFamily>(i))) {
       cf_options.compaction_filter = ttl_filter_.get();
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
+    }
+    if (static_cast<ColumnFamily>(i) == ColumnFamily::kQueues) {
+      // A queue deletes what it claimed; files dense with tombstones are compacted early so
+      // that scans for the next ready job do not wade through them.
+      cf_options.table_properties_collector_factories.push_back(
+          rocksdb::NewCompactOnDeletionCollectorFactory(/*sliding_window_size=*/1024,
+                                                        /*deletion_trigger=*/256));
     }
     descriptors.emplace_back(std::string(kColumnFamilyNames[i]), cf_options);
   }

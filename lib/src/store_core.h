@@ -7,6 +7,9 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
+#include <typeindex>
+#include <unordered_map>
 #include <vector>
 
 #include "cairn/options.h"
@@ -48,6 +51,17 @@ class StoreCore {
   // The store's fencing-token counter (shared by every engine of this store).
   MonotonicCounter& fencing_counter() { return *fencing_counter_; }
 
+  // State an engine shares among all its objects over this store (waiter registries, claim
+  // locks), created on first use from this StoreCore and destroyed with it, before the
+  // database. T must be constructible from StoreCore&. Thread-safe.
+  template <typename T>
+  T& Shared() {
+    std::lock_guard<std::mutex> lock(shared_mu_);
+    std::shared_ptr<void>& slot = shared_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>(*this);
+    return *static_cast<T*>(slot.get());
+  }
+
   // Makes all acknowledged writes durable.
   Status Sync();
 
@@ -70,6 +84,9 @@ class StoreCore {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::unique_ptr<WalSyncer> syncer_;
   std::unique_ptr<MonotonicCounter> fencing_counter_;
+  std::mutex shared_mu_;
+  // Declared after db_, so destroyed before it.
+  std::unordered_map<std::type_index, std::shared_ptr<void>> shared_;
 };
 
 }  // namespace cairn::internal

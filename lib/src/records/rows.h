@@ -17,6 +17,11 @@ class Rows {
   virtual ~Rows() = default;
   // Reads the row. In a transaction, locks it until commit or rollback.
   virtual rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) = 0;
+  // Reads the row; in a transaction, takes a shared lock (other shared readers may proceed,
+  // writers wait).
+  virtual rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) = 0;
+  // Reads the row without locking it (in a transaction, still sees its own writes).
+  virtual rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) = 0;
   virtual rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) = 0;
   virtual rocksdb::Status Remove(const rocksdb::Slice& key) = 0;
   // An iterator over the column family; in a transaction it also sees its writes.
@@ -31,6 +36,12 @@ class TransactionRows final : public Rows {
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     return txn_->GetForUpdate(read_options_, cf_, key, value);
+  }
+  rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
+    return txn_->GetForUpdate(read_options_, cf_, key, value, /*exclusive=*/false);
+  }
+  rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
+    return txn_->Get(read_options_, cf_, key, value);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
     return txn_->Put(cf_, key, value);
@@ -56,6 +67,12 @@ class DbRows final : public Rows {
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     return db_->Get(read_options_, cf_, key, value);
+  }
+  rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
+    return Read(key, value);
+  }
+  rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
+    return Read(key, value);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
     return db_->Put(write_options_, cf_, key, value);

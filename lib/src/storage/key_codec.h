@@ -15,6 +15,13 @@ enum class RowTag : char {
   kLease = 'l',        // leases: one row per resource (holders and highest fencing number).
   kBucket = 'b',       // buckets: rate-limit state, one row per key.
   kMeta = 'm',         // meta: schema version and monotonic counters.
+  // queues (queue/queue_keys.h): a queue's groups, its jobs, each group's deliveries, each
+  // group's claim index by due time and its dead-letter list.
+  kQueueMeta = 'q',
+  kJob = 'j',
+  kDelivery = 'd',
+  kReadyIndex = 'r',
+  kDeadIndex = 'x',
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

@@ -21,11 +21,15 @@ enum class ValueType : std::uint8_t {
   kIdempotency = 2,  // An idempotency record (cereal payload).
   kLease = 3,        // A lease / semaphore row (cereal payload).
   kBucket = 4,       // Rate-limit state (cereal payload).
+  kQueueMeta = 5,    // A queue's consumer groups (cereal payload).
+  kJob = 6,          // A job, or the tombstone that reserves a finished job's id (cereal).
+  kDelivery = 7,     // A job's delivery state in one group (cereal payload).
+  kQueueIndex = 8,   // A claim-index or dead-letter entry; the payload is the job id.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kBucket);
+         type <= static_cast<std::uint8_t>(ValueType::kQueueIndex);
 }
 
 struct ValueHeader {

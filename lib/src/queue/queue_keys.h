@@ -1,0 +1,43 @@
+// Row keys of the queue engine, all in the `queues` column family. Queue and group names are
+// length-prefixed (2 bytes, big-endian), so no name can run into the next component; integers
+// are big-endian, so byte order is numeric order:
+//
+//   q·queue                     the queue's consumer groups             (QueueMetaRow)
+//   j·queue·job_id              a job, or the tombstone of a done one   (JobRow)
+//   d·queue·group·job_id        the job's delivery state in a group     (DeliveryRow)
+//   r·queue·group·due·seq       claim index: due time, then enqueue order → stage, job id
+//   x·queue·group·seq           dead-letter list, in enqueue order      → job id
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cairn::internal {
+
+// queue·group: the prefix shared by a group's rows after their tag, and the name of its
+// waiters and claim state in QueueRuntime.
+std::string GroupScope(std::string_view queue, std::string_view group);
+
+std::string QueueMetaKey(std::string_view queue);
+std::string JobPrefix(std::string_view queue);
+std::string JobKey(std::string_view queue, std::string_view job_id);
+std::string DeliveryKey(std::string_view scope, std::string_view job_id);
+std::string ReadyPrefix(std::string_view scope);
+std::string DeadPrefix(std::string_view scope);
+
+// The part of a claim-index key after its prefix: due (ms) then seq, 16 bytes.
+std::string IndexPosition(std::int64_t due_ms, std::uint64_t seq);
+struct DecodedPosition {
+  std::int64_t due_ms = 0;
+  std::uint64_t seq = 0;
+};
+// Decodes a claim-index key with this prefix; nullopt if it is malformed.
+std::optional<DecodedPosition> DecodeReadyKey(std::string_view key, std::size_t prefix_size);
+
+std::string SeqBytes(std::uint64_t seq);
+// The seq of a dead-letter key with this prefix; nullopt if it is malformed.
+std::optional<std::uint64_t> DecodeDeadKey(std::string_view key, std::size_t prefix_size);
+
+}  // namespace cairn::internal
