@@ -2,10 +2,14 @@
 // the API. Keep the two in step.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
+#include <thread>
 
 #include "cairn/idempotency.h"
 #include "cairn/lease.h"
+#include "cairn/queue.h"
+#include "cairn/queue_worker.h"
 #include "cairn/ratelimit.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
@@ -120,6 +124,43 @@ TEST(ReadmeExampleTest, RateLimitExampleRuns) {
     }
   }
   EXPECT_EQ(refused, 5);  // A burst of 20 out of 25 at one instant.
+}
+
+// --- README queue example ---
+TEST(ReadmeExampleTest, QueueExampleRuns) {
+  cairn::test::TempDir dir;
+  auto opened = cairn::test::OpenOrDie(cairn::test::TestOptions(dir.path()));
+  cairn::Store& store = *opened;
+  std::atomic<int> handled{0};
+
+  cairn::Queue queue(store);
+  (void)queue.CreateGroup("email", "email-workers");  // false if it already exists
+
+  cairn::EnqueueOptions job;
+  job.job_id = "welcome:t1:u1";  // a retried enqueue with this id adds nothing
+  job.max_attempts = 5;
+  job.backoff = cairn::Backoff::Exponential(/*base_ms=*/1'000, /*max_ms=*/60'000);
+  auto added = queue.Enqueue("email", R"({"tenant":"t1","user":"u1"})", job);
+
+  cairn::WorkerOptions w;
+  w.queue = "email";
+  w.group = "email-workers";
+  w.threads = 8;
+  auto worker = cairn::Worker::Start(queue, w, [&](const cairn::ClaimedJob& claimed) {
+    // Delivery is at least once: wrap side effects in IdempotencyStore::Run keyed by
+    // claimed.ref.job_id, so a re-delivered job returns the stored result.
+    ++handled;
+    EXPECT_EQ(claimed.ref.job_id, "welcome:t1:u1");
+    return cairn::HandlerResult::Ack();  // or Retry("why") / Fail("why") → dead-letter queue
+  });
+  // ... (*worker)->Stop() finishes running handlers and claims no more.
+
+  ASSERT_TRUE(added.ok() && added->created);
+  ASSERT_TRUE(worker.ok());
+  while ((*worker)->stats().acked < 1) std::this_thread::yield();
+  (*worker)->Stop();
+  EXPECT_EQ(handled.load(), 1);
+  EXPECT_FALSE(queue.Enqueue("email", "again", job)->created);
 }
 
 TEST(ReadmeExampleTest, Runs) {

@@ -14,9 +14,10 @@
 //                            dead (the queue's dead-letter queue) ──Replay──▶ ready
 //
 // Claims are FIFO by due time, then by enqueue order. A lease that lapses without an ack is
-// a failed attempt ("lease expired"), recovered by the next Claim of the group. Until then its
-// holder may still ack, fail or extend it; once the job is claimed again, the old token is
-// refused (OwnerResult::kNotOwner / FailResult::kNotOwner) and nothing changes.
+// a failed attempt ("lease expired"), recovered by the next Claim of the group (or by the
+// dead-letter calls, which settle lapsed leases first). Until then its holder may still ack,
+// fail or extend it; once the lapse is recovered, the old token is refused
+// (OwnerResult::kNotOwner / FailResult::kNotOwner) and nothing changes.
 //
 // When every group has acknowledged a job, the job is removed; its id stays reserved for
 // `dedup_window_ms`, so a retried Enqueue with the same job_id within that window returns the
@@ -44,7 +45,8 @@
 namespace cairn {
 
 // Limits, enforced with kInvalidArgument.
-inline constexpr std::size_t kMaxQueueNameBytes = 256;  // Queue, group and consumer names.
+// Queue and group names: 1..kMaxQueueNameBytes; consumer names: 0..kMaxQueueNameBytes.
+inline constexpr std::size_t kMaxQueueNameBytes = 256;
 inline constexpr std::size_t kMaxJobIdBytes = 512;
 inline constexpr std::size_t kMaxJobPayloadBytes = 16 * 1024 * 1024;
 inline constexpr std::uint32_t kMaxJobAttempts = 1000;
@@ -120,8 +122,9 @@ struct ClaimOptions {
   std::int64_t visibility_ms = 30'000;
   // How long to wait when no job is ready (0..kMaxVisibilityMs). Default: 0, return at once.
   std::int64_t wait_ms = 0;
-  // When set, a waiting Claim returns (empty-handed) once *stop is true and it is woken, e.g.
-  // by Queue::WakeWaiters. Lets a worker pool or a server connection stop waiting claimers.
+  // When set (and wait_ms > 0), Claim returns empty-handed as soon as it finds *stop true —
+  // even if jobs are ready — and a waiting Claim looks when woken, e.g. by
+  // Queue::WakeWaiters. Lets a worker pool or a server connection stop waiting claimers.
   const std::atomic<bool>* stop = nullptr;
 };
 
@@ -175,7 +178,7 @@ struct DeliveryInfo {
   std::uint32_t attempts = 0;  // Deliveries so far.
   // Ready/delayed: when it becomes claimable. In flight: the lease deadline. Dead: when it died.
   std::int64_t at_ms = 0;
-  std::string consumer;  // In flight: who holds it.
+  std::string consumer;  // Who holds it (in flight) or held it last ("" if never claimed).
   std::vector<JobError> errors;
 };
 
@@ -214,14 +217,15 @@ class Queue {
   Queue& operator=(const Queue&) = delete;
 
   // Adds a job. The queue needs no creation; groups created later with GroupStart::kAllJobs
-  // receive it too. REQUIRES: queue name 1..kMaxQueueNameBytes, payload within
-  // kMaxJobPayloadBytes, 1 <= max_attempts <= kMaxJobAttempts, delays and backoff within
-  // kMaxJobDelayMs, 0 <= jitter <= 1.
+  // receive it too. A job enqueued while the queue has no group waits for such a group: it
+  // is kept (and its id reserved) until one finishes it. REQUIRES: queue
+  // name 1..kMaxQueueNameBytes, payload within kMaxJobPayloadBytes, 1 <= max_attempts <=
+  // kMaxJobAttempts, delays and backoff within kMaxJobDelayMs, 0 <= jitter <= 1.
   Result<EnqueueResult> Enqueue(std::string_view queue, std::string_view payload,
                                 const EnqueueOptions& options = {});
 
-  // Adds several jobs in one transaction: all or none. Ids repeated within the batch or
-  // already present are deduplicated as for Enqueue. Results in input order.
+  // Adds up to kMaxEnqueueBatch jobs in one transaction: all or none. Ids repeated within the
+  // batch or already present are deduplicated as for Enqueue. Results in input order.
   Result<std::vector<EnqueueResult>> EnqueueBatch(std::string_view queue,
                                                   const std::vector<NewJob>& jobs);
 
@@ -252,7 +256,11 @@ class Queue {
   // The job as stored now; nullopt if the queue does not hold (or reserve) the id.
   Result<std::optional<JobInfo>> GetJob(std::string_view queue, std::string_view job_id);
 
-  // The group's dead-letter queue, a page of at most `limit` jobs from `cursor` ("" = start).
+  // The dead-letter calls below first settle the group's lapsed leases (a lapse with no
+  // attempts left is dead), and answer kNotFound when the group does not exist.
+
+  // The group's dead-letter queue, a page of at most `limit` (1..1000) jobs from `cursor`
+  // ("" = start).
   Result<DeadPage> ListDead(std::string_view queue, std::string_view group,
                             std::string_view cursor = {}, std::size_t limit = 100);
   // Puts a dead job back to ready with its attempts reset (errors kept). False if the job is

@@ -67,14 +67,16 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Claims no more jobs, waits for running handlers and records their verdicts. Idempotent.
+  // Claims no more jobs; returns at once (running handlers go on). E.g. from a signal-handling
+  // thread, before Stop.
+  void RequestStop();
+  // RequestStop, then waits for running handlers and records their verdicts. Idempotent.
   void Stop();
 
   WorkerStats stats() const;
 
-  class Impl;
-
  private:
+  class Impl;
   explicit Worker(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

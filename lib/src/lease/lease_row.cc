@@ -1,16 +1,12 @@
 #include "lease/lease_row.h"
 
 #include <algorithm>
-#include <cereal/archives/portable_binary.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
-#include <sstream>
 
+#include "storage/domain_row.h"
 #include "storage/key_codec.h"
-#include "storage/rocks_status.h"
-#include "storage/value_header.h"
 #include "util/printable.h"
-#include "util/status_macros.h"
 
 namespace cairn {
 
@@ -48,44 +44,29 @@ LeaseHolder* LeaseRow::Find(std::string_view token) {
   return nullptr;
 }
 
+namespace {
+std::string LeaseWhat(std::string_view resource) {
+  return "lease row '" + Printable(resource) + "'";
+}
+}  // namespace
+
 std::string LeaseRowKey(std::string_view resource) {
   return EncodeRowKey(RowTag::kLease, resource);
 }
 
 Result<LeaseRow> LoadLeaseRow(Rows& rows, std::int64_t now_ms, std::string_view resource) {
-  std::string stored;
-  rocksdb::Status s = rows.Read(LeaseRowKey(resource), &stored);
-  LeaseRow row;
-  if (s.IsNotFound()) return row;
-  if (!s.ok()) return FromRocks(s, "read lease '" + Printable(resource) + "'");
-  CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, resource));
-  if (header.type != ValueType::kLease) {
-    return Status::Corruption("lease row '" + Printable(resource) + "' has value type " +
-                              std::to_string(static_cast<int>(header.type)));
-  }
-  try {
-    std::istringstream in{std::string(Payload(stored))};
-    cereal::PortableBinaryInputArchive archive(in);
-    archive(row);
-    if (in.peek() != std::char_traits<char>::eof()) throw std::runtime_error("trailing bytes");
-  } catch (const std::exception& e) {
-    return Status::Corruption("lease row '" + Printable(resource) + "' cannot be decoded (" +
-                              e.what() + "); refusing to use or overwrite it");
-  }
+  Result<std::optional<LeaseRow>> loaded =
+      LoadDomainRow<LeaseRow>(rows, LeaseRowKey(resource), ValueType::kLease, now_ms,
+                              Lock::kExclusive, LeaseWhat(resource));
+  if (!loaded.ok()) return loaded.status();
+  LeaseRow row = loaded->value_or(LeaseRow{});
   row.Prune(now_ms);
   return row;
 }
 
 Status StoreLeaseRow(Rows& rows, std::string_view resource, const LeaseRow& row) {
-  std::ostringstream out;
-  {
-    cereal::PortableBinaryOutputArchive archive(out);
-    archive(row);
-  }
-  rocksdb::Status s =
-      rows.Write(LeaseRowKey(resource), EncodeValue(ValueType::kLease, 0, out.str()));
-  if (s.ok()) return Status::Ok();
-  return FromRocks(s, "write lease '" + Printable(resource) + "'");
+  return StoreDomainRow(rows, LeaseRowKey(resource), ValueType::kLease, 0, row,
+                        LeaseWhat(resource));
 }
 
 }  // namespace cairn::internal

@@ -169,7 +169,7 @@ class Queue::Impl {
                                              const std::vector<JobView>& jobs) {
     CAIRN_RETURN_IF_ERROR(ValidateName("queue name", queue));
     CAIRN_RETURN_IF_ERROR(internal::CheckRange("enqueue batch size",
-                                               static_cast<std::int64_t>(jobs.size()), 1,
+                                               static_cast<std::int64_t>(jobs.size()), 0,
                                                static_cast<std::int64_t>(kMaxEnqueueBatch)));
     std::vector<std::string> ids;
     ids.reserve(jobs.size());
@@ -329,6 +329,7 @@ class Queue::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateScope(queue, group));
     CAIRN_RETURN_IF_ERROR(ValidateJobId(job_id));
     const std::string scope = internal::GroupScope(queue, group);
+    CAIRN_RETURN_IF_ERROR(RecoverLapsed(queue, group, scope));
     return Run([&](Rows& rows, std::int64_t now, Touched& touched) -> Result<bool> {
       CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                              internal::LoadDelivery(rows, scope, job_id, Lock::kExclusive));
@@ -346,6 +347,7 @@ class Queue::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateScope(queue, group));
     CAIRN_RETURN_IF_ERROR(ValidateJobId(job_id));
     const std::string scope = internal::GroupScope(queue, group);
+    CAIRN_RETURN_IF_ERROR(RecoverLapsed(queue, group, scope));
     return Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<bool> {
       return PurgeOne(rows, now, queue, scope, job_id);
     });
@@ -354,23 +356,26 @@ class Queue::Impl {
   Result<std::uint64_t> PurgeAll(std::string_view queue, std::string_view group) {
     CAIRN_RETURN_IF_ERROR(ValidateScope(queue, group));
     const std::string scope = internal::GroupScope(queue, group);
+    CAIRN_RETURN_IF_ERROR(RecoverLapsed(queue, group, scope));
+    struct Batch {
+      std::size_t seen = 0, purged = 0;
+    };
     std::uint64_t purged = 0;
     while (true) {
       // Batches keep each transaction small; each is atomic on its own.
-      Result<std::size_t> batch =
-          Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<std::size_t> {
-            CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> ids,
-                                   IndexedIds(rows, internal::DeadPrefix(scope), "", kPurgeBatch));
-            std::size_t count = 0;
-            for (const std::string& id : ids) {
-              CAIRN_ASSIGN_OR_RETURN(bool done, PurgeOne(rows, now, queue, scope, id));
-              count += done ? 1 : 0;
-            }
-            return ids.empty() ? 0 : std::max<std::size_t>(count, 1);
-          });
+      Result<Batch> batch = Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<Batch> {
+        CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                               IndexedIds(rows, internal::DeadPrefix(scope), "", kPurgeBatch));
+        Batch b{ids.size(), 0};
+        for (const std::string& id : ids) {
+          CAIRN_ASSIGN_OR_RETURN(bool done, PurgeOne(rows, now, queue, scope, id));
+          b.purged += done ? 1 : 0;
+        }
+        return b;
+      });
       if (!batch.ok()) return batch.status();
-      if (*batch == 0) return purged;
-      purged += *batch;
+      if (batch->seen == 0) return purged;
+      purged += batch->purged;
     }
   }
 
@@ -453,9 +458,8 @@ class Queue::Impl {
       if (!d) continue;
       const DeliveryRow viewed = internal::ViewAt(*d, *job, now);
       const JobState state = internal::StateAt(viewed, now);
-      info.deliveries.push_back(DeliveryInfo{
-          group, state, viewed.attempts, viewed.at_ms,
-          state == JobState::kInFlight ? viewed.consumer : std::string(), viewed.errors});
+      info.deliveries.push_back(DeliveryInfo{group, state, viewed.attempts, viewed.at_ms,
+                                             viewed.consumer, viewed.errors});
     }
     return std::optional<JobInfo>(std::move(info));
   }
@@ -467,10 +471,10 @@ class Queue::Impl {
                                                static_cast<std::int64_t>(limit), 1,
                                                static_cast<std::int64_t>(kMaxDeadPage)));
     CAIRN_ASSIGN_OR_RETURN(std::uint64_t from, ParseCursor(cursor));
-    CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
+    const std::string scope = internal::GroupScope(queue, group);
+    CAIRN_RETURN_IF_ERROR(RecoverLapsed(queue, group, scope));
     internal::DbRows rows = ReadRows();
     const std::int64_t now = core_.clock().NowMs();
-    const std::string scope = internal::GroupScope(queue, group);
     const std::string prefix = internal::DeadPrefix(scope);
     DeadPage page;
     std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
@@ -499,9 +503,15 @@ class Queue::Impl {
   }
 
  private:
+  enum class Mode {
+    kClaim,    // Take due jobs (recovering lapsed leases on the way).
+    kRecover,  // Only turn lapsed leases into retries or dead letters; claim nothing.
+  };
+
   Result<std::vector<ClaimedJob>> ClaimOnce(std::string_view queue, std::string_view group,
                                             const std::string& scope, std::string_view consumer,
-                                            const ClaimOptions& o, std::int64_t* next_due) {
+                                            const ClaimOptions& o, std::int64_t* next_due,
+                                            Mode mode = Mode::kClaim) {
     std::lock_guard<std::mutex> claiming(runtime_.ClaimMutex(scope));
     const internal::ReadyHints::Snapshot hint = runtime_.hints().Begin(scope);
     std::string stop = internal::ReadyHints::End();
@@ -529,6 +539,7 @@ class Queue::Impl {
         }
         CAIRN_ASSIGN_OR_RETURN(internal::IndexValue entry,
                                internal::DecodeIndexValue(it->value().ToStringView(), key));
+        if (mode == Mode::kRecover && entry.stage == DeliveryStage::kPending) continue;
         const std::string id(entry.job_id);
         CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                                internal::LoadDelivery(rows, scope, id, Lock::kExclusive));
@@ -543,7 +554,7 @@ class Queue::Impl {
         if (d->stage == DeliveryStage::kInFlight) {
           // The lease lapsed: a failed attempt, with the usual backoff and dead-letter rules.
           internal::ApplyLapse(*d, job);
-          if (d->stage == DeliveryStage::kDead || d->at_ms > now) {
+          if (d->stage == DeliveryStage::kDead || d->at_ms > now || mode == Mode::kRecover) {
             CAIRN_RETURN_IF_ERROR(PutDelivery(rows, touched, scope, id, *d));
             continue;
           }
@@ -561,7 +572,19 @@ class Queue::Impl {
       CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
       return claimed;
     };
-    return Run(body, [&] { runtime_.hints().Raise(scope, hint, stop); });
+    return Run(body, [&] {
+      // A recovery pass skips ready entries, so where it stopped says nothing about them.
+      if (mode == Mode::kClaim) runtime_.hints().Raise(scope, hint, stop);
+    });
+  }
+
+  // Settles the group's lapsed leases, so that what the dead-letter queue holds is what
+  // Counts and GetJob show. kNotFound if the group does not exist.
+  Status RecoverLapsed(std::string_view queue, std::string_view group, const std::string& scope) {
+    std::int64_t next_due = kNever;
+    Result<std::vector<ClaimedJob>> none =
+        ClaimOnce(queue, group, scope, "", ClaimOptions{}, &next_due, Mode::kRecover);
+    return none.status();
   }
 
   // Writes the delivery row and its index entry (claim index, or dead-letter list).
@@ -727,6 +750,7 @@ Result<EnqueueResult> Queue::Enqueue(std::string_view queue, std::string_view pa
 
 Result<std::vector<EnqueueResult>> Queue::EnqueueBatch(std::string_view queue,
                                                        const std::vector<NewJob>& jobs) {
+  if (jobs.empty()) return std::vector<EnqueueResult>();
   std::vector<Impl::JobView> views;
   views.reserve(jobs.size());
   for (const NewJob& job : jobs) views.push_back({job.payload, &job.options});

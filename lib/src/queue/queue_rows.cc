@@ -4,11 +4,8 @@
 #include <cereal/types/vector.hpp>
 
 #include "queue/queue_keys.h"
-#include "storage/rocks_status.h"
-#include "storage/value_header.h"
-#include "util/cereal_codec.h"
+#include "storage/domain_row.h"
 #include "util/printable.h"
-#include "util/status_macros.h"
 
 namespace cairn {
 
@@ -59,45 +56,6 @@ CEREAL_CLASS_VERSION(cairn::internal::DeliveryRow, 1)
 namespace cairn::internal {
 namespace {
 
-rocksdb::Status ReadRow(Rows& rows, const std::string& key, std::string* value, Lock lock) {
-  switch (lock) {
-    case Lock::kExclusive:
-      return rows.Read(key, value);
-    case Lock::kShared:
-      return rows.ReadShared(key, value);
-    case Lock::kNone:
-      break;
-  }
-  return rows.ReadUnlocked(key, value);
-}
-
-// Reads and decodes a row of `type`; nullopt if absent or expired at now_ms.
-template <typename T>
-Result<std::optional<T>> LoadRow(Rows& rows, const std::string& key, ValueType type,
-                                 std::int64_t now_ms, Lock lock, const std::string& what) {
-  std::string stored;
-  rocksdb::Status s = ReadRow(rows, key, &stored, lock);
-  if (s.IsNotFound()) return std::optional<T>();
-  if (!s.ok()) return FromRocks(s, "read " + what);
-  Result<ValueHeader> header = DecodeHeader(stored, key);
-  if (!header.ok()) return header.status();
-  if (header->type != type) {
-    return Status::Corruption(what + " has value type " +
-                              std::to_string(static_cast<int>(header->type)));
-  }
-  if (IsExpired(header->expires_at_ms, now_ms)) return std::optional<T>();
-  T row;
-  CAIRN_RETURN_IF_ERROR(FromCereal(Payload(stored), &row, what));
-  return std::optional<T>(std::move(row));
-}
-
-template <typename T>
-Status StoreRow(Rows& rows, const std::string& key, ValueType type, std::int64_t expires_at_ms,
-                const T& row, const std::string& what) {
-  rocksdb::Status s = rows.Write(key, EncodeValue(type, expires_at_ms, ToCereal(row)));
-  return s.ok() ? Status::Ok() : FromRocks(s, "write " + what);
-}
-
 std::string QueueWhat(std::string_view queue) { return "queue '" + Printable(queue) + "'"; }
 
 std::string JobWhat(std::string_view queue, std::string_view job_id) {
@@ -118,36 +76,36 @@ bool QueueMetaRow::Has(std::string_view group) const {
 }
 
 Result<std::optional<QueueMetaRow>> LoadQueueMeta(Rows& rows, std::string_view queue, Lock lock) {
-  return LoadRow<QueueMetaRow>(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, lock,
-                               QueueWhat(queue));
+  return LoadDomainRow<QueueMetaRow>(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, lock,
+                                     QueueWhat(queue));
 }
 
 Status StoreQueueMeta(Rows& rows, std::string_view queue, const QueueMetaRow& row) {
-  return StoreRow(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, row, QueueWhat(queue));
+  return StoreDomainRow(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, row, QueueWhat(queue));
 }
 
 Result<std::optional<JobRow>> LoadJob(Rows& rows, std::int64_t now_ms, std::string_view queue,
                                       std::string_view job_id, Lock lock) {
-  return LoadRow<JobRow>(rows, JobKey(queue, job_id), ValueType::kJob, now_ms, lock,
-                         JobWhat(queue, job_id));
+  return LoadDomainRow<JobRow>(rows, JobKey(queue, job_id), ValueType::kJob, now_ms, lock,
+                               JobWhat(queue, job_id));
 }
 
 Status StoreJob(Rows& rows, std::string_view queue, std::string_view job_id, const JobRow& row,
                 std::int64_t expires_at_ms) {
-  return StoreRow(rows, JobKey(queue, job_id), ValueType::kJob, expires_at_ms, row,
-                  JobWhat(queue, job_id));
+  return StoreDomainRow(rows, JobKey(queue, job_id), ValueType::kJob, expires_at_ms, row,
+                        JobWhat(queue, job_id));
 }
 
 Result<std::optional<DeliveryRow>> LoadDelivery(Rows& rows, std::string_view scope,
                                                 std::string_view job_id, Lock lock) {
-  return LoadRow<DeliveryRow>(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, lock,
-                              DeliveryWhat(job_id));
+  return LoadDomainRow<DeliveryRow>(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, lock,
+                                    DeliveryWhat(job_id));
 }
 
 Status StoreDelivery(Rows& rows, std::string_view scope, std::string_view job_id,
                      const DeliveryRow& row) {
-  return StoreRow(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, row,
-                  DeliveryWhat(job_id));
+  return StoreDomainRow(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, row,
+                        DeliveryWhat(job_id));
 }
 
 std::string EncodeIndexValue(DeliveryStage stage, std::string_view job_id) {

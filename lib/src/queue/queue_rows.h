@@ -11,6 +11,7 @@
 
 #include "cairn/queue.h"
 #include "records/rows.h"
+#include "storage/domain_row.h"
 
 namespace cairn::internal {
 
@@ -50,9 +51,6 @@ struct DeliveryRow {
   std::string consumer;  // In flight: the holder; else the last holder.
   std::vector<JobError> errors;
 };
-
-// Which lock a read takes inside a transaction (outside one, none).
-enum class Lock { kExclusive, kShared, kNone };
 
 // nullopt when the row is absent or expired.
 Result<std::optional<QueueMetaRow>> LoadQueueMeta(Rows& rows, std::string_view queue, Lock lock);

@@ -1,11 +1,7 @@
-#include <cereal/archives/portable_binary.hpp>
-#include <sstream>
-
 #include "cairn/ratelimit.h"
 #include "ratelimit/bucket_math.h"
+#include "storage/domain_row.h"
 #include "storage/key_codec.h"
-#include "storage/rocks_status.h"
-#include "storage/value_header.h"
 #include "store_core.h"
 #include "transaction_core.h"
 #include "util/printable.h"
@@ -49,45 +45,23 @@ Status ValidateKey(std::string_view key) {
 
 // The key's live state, nullopt if none (or expired); kCorruption if undecodable.
 Result<std::optional<BucketState>> Load(Rows& rows, std::int64_t now, std::string_view key) {
-  std::string stored;
-  rocksdb::Status s = rows.Read(RowKey(key), &stored);
-  if (s.IsNotFound()) return std::optional<BucketState>();
-  if (!s.ok()) return internal::FromRocks(s, "read rate limit '" + Printable(key) + "'");
-  CAIRN_ASSIGN_OR_RETURN(internal::ValueHeader header, internal::DecodeHeader(stored, key));
-  if (header.type != internal::ValueType::kBucket) {
-    return Status::Corruption("rate limit row '" + Printable(key) + "' has value type " +
-                              std::to_string(static_cast<int>(header.type)));
-  }
-  if (internal::IsExpired(header.expires_at_ms, now)) return std::optional<BucketState>();
-  BucketState state;
-  try {
-    std::istringstream in{std::string(internal::Payload(stored))};
-    cereal::PortableBinaryInputArchive archive(in);
-    archive(state);
-    if (in.peek() != std::char_traits<char>::eof()) throw std::runtime_error("trailing bytes");
-  } catch (const std::exception& e) {
-    return Status::Corruption("rate limit row '" + Printable(key) + "' cannot be decoded (" +
-                              e.what() + "); refusing to use or overwrite it");
-  }
+  const std::string what = "rate limit row '" + Printable(key) + "'";
+  Result<std::optional<BucketState>> loaded = internal::LoadDomainRow<BucketState>(
+      rows, RowKey(key), internal::ValueType::kBucket, now, internal::Lock::kExclusive, what);
+  if (!loaded.ok() || !loaded->has_value()) return loaded;
+  const BucketState& state = **loaded;
   const auto kind = static_cast<std::uint8_t>(state.kind);
   if (kind < static_cast<std::uint8_t>(Limit::Kind::kFixedWindow) ||
       kind > static_cast<std::uint8_t>(Limit::Kind::kGcra) || state.period_ms <= 0) {
-    return Status::Corruption("rate limit row '" + Printable(key) + "' holds invalid values");
+    return Status::Corruption(what + " holds invalid values");
   }
-  return std::optional<BucketState>(state);
+  return loaded;
 }
 
 Status Save(Rows& rows, std::string_view key, const BucketState& state,
             std::int64_t expires_at_ms) {
-  std::ostringstream out;
-  {
-    cereal::PortableBinaryOutputArchive archive(out);
-    archive(state);
-  }
-  rocksdb::Status s = rows.Write(
-      RowKey(key), internal::EncodeValue(internal::ValueType::kBucket, expires_at_ms, out.str()));
-  if (s.ok()) return Status::Ok();
-  return internal::FromRocks(s, "write rate limit '" + Printable(key) + "'");
+  return internal::StoreDomainRow(rows, RowKey(key), internal::ValueType::kBucket, expires_at_ms,
+                                  state, "rate limit row '" + Printable(key) + "'");
 }
 
 }  // namespace
