@@ -525,8 +525,7 @@ class Queue::Impl {
       stop = internal::ReadyHints::End();
       *next_due = kNever;
       std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-      for (it->Seek(prefix + hint.start);
-           it->Valid() && it->key().starts_with(prefix) && claimed.size() < o.max_jobs;
+      for (it->Seek(prefix + hint.start); it->Valid() && it->key().starts_with(prefix);
            it->Next()) {
         const std::string_view key = it->key().ToStringView();
         const auto pos = internal::DecodeReadyKey(key, prefix.size());
@@ -568,6 +567,8 @@ class Queue::Impl {
         claimed.push_back(ClaimedJob{JobRef{std::string(queue), std::string(group), id, d->token},
                                      std::move(job.payload), d->attempts, job.max_attempts,
                                      d->at_ms, job.enqueued_at_ms, d->errors});
+        // Stop here rather than step past what follows (possibly many tombstones).
+        if (claimed.size() == o.max_jobs) break;
       }
       CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
       return claimed;
