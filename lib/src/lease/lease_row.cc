@@ -57,7 +57,7 @@ std::string LeaseRowKey(std::string_view resource) {
 Result<LeaseRow> LoadLeaseRow(Rows& rows, std::int64_t now_ms, std::string_view resource) {
   Result<std::optional<LeaseRow>> loaded =
       LoadDomainRow<LeaseRow>(rows, LeaseRowKey(resource), ValueType::kLease, now_ms,
-                              Lock::kExclusive, LeaseWhat(resource));
+                              Lock::kExclusive, [&] { return LeaseWhat(resource); });
   if (!loaded.ok()) return loaded.status();
   LeaseRow row = loaded->value_or(LeaseRow{});
   row.Prune(now_ms);
@@ -66,7 +66,7 @@ Result<LeaseRow> LoadLeaseRow(Rows& rows, std::int64_t now_ms, std::string_view 
 
 Status StoreLeaseRow(Rows& rows, std::string_view resource, const LeaseRow& row) {
   return StoreDomainRow(rows, LeaseRowKey(resource), ValueType::kLease, 0, row,
-                        LeaseWhat(resource));
+                        [&] { return LeaseWhat(resource); });
 }
 
 }  // namespace cairn::internal

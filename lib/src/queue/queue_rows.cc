@@ -77,35 +77,36 @@ bool QueueMetaRow::Has(std::string_view group) const {
 
 Result<std::optional<QueueMetaRow>> LoadQueueMeta(Rows& rows, std::string_view queue, Lock lock) {
   return LoadDomainRow<QueueMetaRow>(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, lock,
-                                     QueueWhat(queue));
+                                     [&] { return QueueWhat(queue); });
 }
 
 Status StoreQueueMeta(Rows& rows, std::string_view queue, const QueueMetaRow& row) {
-  return StoreDomainRow(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, row, QueueWhat(queue));
+  return StoreDomainRow(rows, QueueMetaKey(queue), ValueType::kQueueMeta, 0, row,
+                        [&] { return QueueWhat(queue); });
 }
 
 Result<std::optional<JobRow>> LoadJob(Rows& rows, std::int64_t now_ms, std::string_view queue,
                                       std::string_view job_id, Lock lock) {
   return LoadDomainRow<JobRow>(rows, JobKey(queue, job_id), ValueType::kJob, now_ms, lock,
-                               JobWhat(queue, job_id));
+                               [&] { return JobWhat(queue, job_id); });
 }
 
 Status StoreJob(Rows& rows, std::string_view queue, std::string_view job_id, const JobRow& row,
                 std::int64_t expires_at_ms) {
   return StoreDomainRow(rows, JobKey(queue, job_id), ValueType::kJob, expires_at_ms, row,
-                        JobWhat(queue, job_id));
+                        [&] { return JobWhat(queue, job_id); });
 }
 
 Result<std::optional<DeliveryRow>> LoadDelivery(Rows& rows, std::string_view scope,
                                                 std::string_view job_id, Lock lock) {
   return LoadDomainRow<DeliveryRow>(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, lock,
-                                    DeliveryWhat(job_id));
+                                    [&] { return DeliveryWhat(job_id); });
 }
 
 Status StoreDelivery(Rows& rows, std::string_view scope, std::string_view job_id,
                      const DeliveryRow& row) {
   return StoreDomainRow(rows, DeliveryKey(scope, job_id), ValueType::kDelivery, 0, row,
-                        DeliveryWhat(job_id));
+                        [&] { return DeliveryWhat(job_id); });
 }
 
 std::string EncodeIndexValue(DeliveryStage stage, std::string_view job_id) {

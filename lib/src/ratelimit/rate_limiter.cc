@@ -45,7 +45,7 @@ Status ValidateKey(std::string_view key) {
 
 // The key's live state, nullopt if none (or expired); kCorruption if undecodable.
 Result<std::optional<BucketState>> Load(Rows& rows, std::int64_t now, std::string_view key) {
-  const std::string what = "rate limit row '" + Printable(key) + "'";
+  const auto what = [&] { return "rate limit row '" + Printable(key) + "'"; };
   Result<std::optional<BucketState>> loaded = internal::LoadDomainRow<BucketState>(
       rows, RowKey(key), internal::ValueType::kBucket, now, internal::Lock::kExclusive, what);
   if (!loaded.ok() || !loaded->has_value()) return loaded;
@@ -53,7 +53,7 @@ Result<std::optional<BucketState>> Load(Rows& rows, std::int64_t now, std::strin
   const auto kind = static_cast<std::uint8_t>(state.kind);
   if (kind < static_cast<std::uint8_t>(Limit::Kind::kFixedWindow) ||
       kind > static_cast<std::uint8_t>(Limit::Kind::kGcra) || state.period_ms <= 0) {
-    return Status::Corruption(what + " holds invalid values");
+    return Status::Corruption(what() + " holds invalid values");
   }
   return loaded;
 }
@@ -61,7 +61,7 @@ Result<std::optional<BucketState>> Load(Rows& rows, std::int64_t now, std::strin
 Status Save(Rows& rows, std::string_view key, const BucketState& state,
             std::int64_t expires_at_ms) {
   return internal::StoreDomainRow(rows, RowKey(key), internal::ValueType::kBucket, expires_at_ms,
-                                  state, "rate limit row '" + Printable(key) + "'");
+                                  state, [&] { return "rate limit row '" + Printable(key) + "'"; });
 }
 
 }  // namespace

@@ -31,18 +31,18 @@ inline rocksdb::Status ReadRow(Rows& rows, const std::string& key, std::string* 
 }
 
 // The row at key, decoded; nullopt if absent or expired at now_ms. `what` names it in
-// messages ("lease 'x'").
-template <typename T>
+// messages ("lease 'x'"): a string, or a callable returning one, called only on error.
+template <typename T, typename What>
 Result<std::optional<T>> LoadDomainRow(Rows& rows, const std::string& key, ValueType type,
-                                       std::int64_t now_ms, Lock lock, const std::string& what) {
+                                       std::int64_t now_ms, Lock lock, const What& what) {
   std::string stored;
   rocksdb::Status s = ReadRow(rows, key, &stored, lock);
   if (s.IsNotFound()) return std::optional<T>();
-  if (!s.ok()) return FromRocks(s, "read " + what);
+  if (!s.ok()) return FromRocks(s, "read " + Describe(what));
   Result<ValueHeader> header = DecodeHeader(stored, key);
   if (!header.ok()) return header.status();
   if (header->type != type) {
-    return Status::Corruption(what + " has value type " +
+    return Status::Corruption(Describe(what) + " has value type " +
                               std::to_string(static_cast<int>(header->type)));
   }
   if (IsExpired(header->expires_at_ms, now_ms)) return std::optional<T>();
@@ -52,11 +52,11 @@ Result<std::optional<T>> LoadDomainRow(Rows& rows, const std::string& key, Value
   return std::optional<T>(std::move(row));
 }
 
-template <typename T>
+template <typename T, typename What>
 Status StoreDomainRow(Rows& rows, const std::string& key, ValueType type,
-                      std::int64_t expires_at_ms, const T& row, const std::string& what) {
+                      std::int64_t expires_at_ms, const T& row, const What& what) {
   rocksdb::Status s = rows.Write(key, EncodeValue(type, expires_at_ms, ToCereal(row)));
-  return s.ok() ? Status::Ok() : FromRocks(s, "write " + what);
+  return s.ok() ? Status::Ok() : FromRocks(s, "write " + Describe(what));
 }
 
 }  // namespace cairn::internal

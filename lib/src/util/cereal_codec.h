@@ -9,10 +9,22 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "cairn/status.h"
 
 namespace cairn::internal {
+
+// A row's name for a message: `what` itself, or what it returns when it is a callable, so that
+// callers on hot paths build the name only when there is an error to report.
+template <typename What>
+std::string Describe(const What& what) {
+  if constexpr (std::is_invocable_v<const What&>) {
+    return std::string(what());
+  } else {
+    return std::string(what);
+  }
+}
 
 template <typename T>
 std::string ToCereal(const T& value) {
@@ -24,16 +36,17 @@ std::string ToCereal(const T& value) {
   return std::move(out).str();
 }
 
-// `what` names the row in the message, e.g. "job 'a' of queue 'q'".
-template <typename T>
-Status FromCereal(std::string_view bytes, T* value, std::string_view what) {
+// `what` names the row in the message, e.g. "job 'a' of queue 'q'": a string, or a callable
+// returning one (called only when decoding fails).
+template <typename T, typename What>
+Status FromCereal(std::string_view bytes, T* value, const What& what) {
   try {
     std::istringstream in{std::string(bytes)};
     cereal::PortableBinaryInputArchive archive(in);
     archive(*value);
     if (in.peek() != std::char_traits<char>::eof()) throw std::runtime_error("trailing bytes");
   } catch (const std::exception& e) {
-    return Status::Corruption(std::string(what) + " cannot be decoded (" + e.what() +
+    return Status::Corruption(Describe(what) + " cannot be decoded (" + e.what() +
                               "); refusing to use or overwrite it");
   }
   return Status::Ok();
