@@ -749,6 +749,65 @@ TEST_F(QueueTest, DeadLetterCallsSettleLapsedLeasesFirst) {
   EXPECT_EQ(Payloads(Claim("w2", 10)).size(), 1u);
 }
 
+// More leases lapse at once than one claim transaction settles (a crashed consumer's):
+// every one is settled, by successive passes, and redelivered in order.
+TEST_F(QueueTest, ManyLapsedLeasesAreAllRedeliveredInOrder) {
+  const std::int64_t t0 = Now();
+  constexpr int kMany = 1300;
+  std::vector<NewJob> batch;
+  for (int i = 0; i < kMany; ++i) batch.push_back({"p", {.backoff = NoBackoff()}});
+  std::vector<std::string> ids;
+  for (std::size_t at = 0; at < batch.size(); at += kMaxEnqueueBatch) {
+    const auto first = batch.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto last =
+        batch.begin() + static_cast<std::ptrdiff_t>(std::min(batch.size(), at + kMaxEnqueueBatch));
+    for (const EnqueueResult& r : Ok(queue_->EnqueueBatch(kQ, {first, last}))) {
+      ids.push_back(r.job_id);
+    }
+  }
+  std::vector<std::string> claimed;
+  for (std::vector<ClaimedJob> jobs = Claim("w1", kMaxClaimBatch); !jobs.empty();
+       jobs = Claim("w1", kMaxClaimBatch)) {
+    for (const ClaimedJob& job : jobs) claimed.push_back(job.ref.job_id);
+  }
+  ASSERT_EQ(claimed, ids);
+  clock_->Set(t0 + kVis);
+  EXPECT_EQ(TallyOf(), (Tally{kMany, 0, 0, 0}));
+  std::vector<std::string> again;
+  for (std::vector<ClaimedJob> jobs = Claim("w2", kMaxClaimBatch); !jobs.empty();
+       jobs = Claim("w2", kMaxClaimBatch)) {
+    for (const ClaimedJob& job : jobs) {
+      EXPECT_EQ(job.attempt, 2u);
+      again.push_back(job.ref.job_id);
+    }
+  }
+  EXPECT_EQ(again, ids) << "each lapsed job once, in enqueue order";
+  EXPECT_EQ(TallyOf(), (Tally{0, 0, kMany, 0}));
+}
+
+TEST_F(QueueTest, DeadLetterCallsSettleMoreLapsesThanOnePassTakes) {
+  const std::int64_t t0 = Now();
+  constexpr std::uint64_t kMany = 1300;
+  std::vector<NewJob> batch(kMaxEnqueueBatch, NewJob{"p", {.max_attempts = 1}});
+  for (std::uint64_t n = 0; n < kMany; n += batch.size()) {
+    batch.resize(std::min<std::uint64_t>(kMaxEnqueueBatch, kMany - n));
+    Ok(queue_->EnqueueBatch(kQ, batch));
+  }
+  while (!Claim("w1", kMaxClaimBatch).empty()) {
+  }
+  clock_->Set(t0 + kVis);
+  std::uint64_t listed = 0;
+  std::string cursor;
+  do {
+    DeadPage page = Dead(cursor, 1000);
+    listed += page.jobs.size();
+    cursor = page.next_cursor;
+  } while (!cursor.empty());
+  EXPECT_EQ(listed, kMany);
+  EXPECT_EQ(TallyOf(), (Tally{0, 0, 0, kMany}));
+  EXPECT_EQ(Ok(queue_->PurgeAll(kQ, kG)), kMany);
+}
+
 TEST_F(QueueTest, DeadLetterCallsOnAMissingGroupAreNotFound) {
   EXPECT_EQ(CodeOf(queue_->ListDead(kQ, "nope")), StatusCode::kNotFound);
   EXPECT_EQ(CodeOf(queue_->Replay(kQ, "nope", "a")), StatusCode::kNotFound);
@@ -1102,6 +1161,41 @@ TEST_F(WaitingClaimTest, IsWokenAtALeaseDeadline) {
   EXPECT_EQ((*got)[0].attempt, 2u);
   EXPECT_EQ((*got)[0].deadline_ms, t0 + 2 * kVis);
   EXPECT_EQ(Ok(queue_->Ack(held.ref)), OwnerResult::kNotOwner);
+}
+
+TEST_F(WaitingClaimTest, IsWokenAtALeaseDeadlineAfterReopen) {
+  const std::int64_t t0 = Now();
+  Add("job", {.backoff = NoBackoff()});
+  (void)ClaimOne("w1", "job");
+  Open();  // The lease deadlines a waiter times itself by are read back from the store.
+  Claimed got(Status::Internal("not run"));
+  std::thread waiter = StartClaim(got, "w2", 60'000);
+  AwaitWaiters(*clock_, 1);
+  clock_->Set(t0 + kVis - 1);
+  AwaitWaiters(*clock_, 1);
+  clock_->Set(t0 + kVis);
+  waiter.join();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(Payloads(*got), std::vector<std::string>{"job"});
+  EXPECT_EQ((*got)[0].attempt, 2u);
+  EXPECT_EQ((*got)[0].deadline_ms, t0 + 2 * kVis) << "claimed at the lease deadline";
+}
+
+TEST_F(WaitingClaimTest, IsWokenAtAnExtendedLeasesNewDeadline) {
+  const std::int64_t t0 = Now();
+  Add("job", {.backoff = NoBackoff()});
+  const ClaimedJob held = ClaimOne("w1", "job");
+  Claimed got(Status::Internal("not run"));
+  std::thread waiter = StartClaim(got, "w2", 60'000);
+  AwaitWaiters(*clock_, 1);
+  ASSERT_EQ(Ok(queue_->Extend(held.ref, 3 * kVis)), OwnerResult::kDone);
+  clock_->Set(t0 + kVis);  // The old deadline: nothing to take.
+  AwaitWaiters(*clock_, 1);
+  clock_->Set(t0 + 3 * kVis);
+  waiter.join();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(Payloads(*got), std::vector<std::string>{"job"});
+  EXPECT_EQ((*got)[0].deadline_ms, t0 + 4 * kVis);
 }
 
 TEST_F(WaitingClaimTest, IsWokenByARetry) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -22,7 +23,9 @@ namespace cairn {
 using internal::ColumnFamily;
 using internal::DeliveryRow;
 using internal::DeliveryStage;
+using internal::IndexHints;
 using internal::JobRow;
+using LeaseEntry = internal::LeaseDeadlines::Entry;
 using internal::Lock;
 using internal::Printable;
 using internal::QueueMetaRow;
@@ -33,6 +36,9 @@ namespace {
 constexpr std::size_t kMaxTokenBytes = 64;
 constexpr std::size_t kPurgeBatch = 500;
 constexpr std::size_t kMaxDeadPage = 1000;
+// Lapsed leases settled per transaction: bounds a claim's transaction after many leases lapse
+// at once (a crashed consumer's); the rest are settled by the next pass.
+constexpr std::size_t kMaxLapsesPerPass = 512;
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 Status ValidateName(std::string_view what, std::string_view name) {
@@ -122,10 +128,17 @@ Result<std::uint64_t> ParseCursor(std::string_view cursor) {
 
 class Queue::Impl {
  private:
-  // Index entries a transaction added: after its commit, each lowers its group's claim hint
-  // and wakes the group's first waiting claimer.
+  // What a transaction did to the ready and lease indexes, published after its commit: an
+  // added ready entry lowers its group's ready hint and wakes the group's first waiting
+  // claimer; lease entries update the group's lease hint and deadlines.
   struct Touched {
-    std::vector<std::pair<std::string, std::string>> added;  // (scope, index position)
+    std::vector<std::pair<std::string, std::string>> ready_added;  // (scope, index position)
+    std::vector<std::pair<std::string, LeaseEntry>> leases_added, leases_removed;
+    void Clear() {
+      ready_added.clear();
+      leases_added.clear();
+      leases_removed.clear();
+    }
   };
 
   // Runs fn(rows, now, touched) as one transaction over `queues`; after a commit, runs
@@ -135,14 +148,22 @@ class Queue::Impl {
     Touched touched;
     auto result =
         internal::RunInTransaction(core_, ColumnFamily::kQueues, [&](Rows& rows, std::int64_t now) {
-          touched.added.clear();
+          touched.Clear();
           return fn(rows, now, touched);
         });
     if (result.ok()) {
       before_publish();
-      for (const auto& [scope, position] : touched.added) {
-        runtime_.hints().Lower(scope, position);
+      for (const auto& [scope, position] : touched.ready_added) {
+        runtime_.ready_hints().Lower(scope, position);
         runtime_.waiters().NotifyFirst(scope);
+      }
+      for (const auto& [scope, entry] : touched.leases_removed) {
+        runtime_.leases().Remove(scope, entry);
+      }
+      for (const auto& [scope, entry] : touched.leases_added) {
+        runtime_.lease_hints().Lower(scope, internal::IndexPosition(entry.first, entry.second));
+        // A waiting claimer's timer may be set past this deadline.
+        if (runtime_.leases().Add(scope, entry)) runtime_.waiters().NotifyFirst(scope);
       }
     }
     return result;
@@ -254,8 +275,8 @@ class Queue::Impl {
     CAIRN_RETURN_IF_ERROR(
         internal::CheckRange("claim wait", o.wait_ms, 0, kMaxVisibilityMs, " ms"));
     const std::string scope = internal::GroupScope(queue, group);
-    std::int64_t next_due = kNever;
-    if (o.wait_ms == 0) return ClaimOnce(queue, group, scope, consumer, o, &next_due);
+    PassInfo pass;
+    if (o.wait_ms == 0) return ClaimOnce(queue, group, scope, consumer, o, Mode::kClaim, &pass);
 
     const Clock& clock = core_.clock();
     const std::int64_t deadline = clock.NowMs() + o.wait_ms;
@@ -270,22 +291,22 @@ class Queue::Impl {
         continue;
       }
       Result<std::vector<ClaimedJob>> claimed =
-          ClaimOnce(queue, group, scope, consumer, o, &next_due);
+          ClaimOnce(queue, group, scope, consumer, o, Mode::kClaim, &pass);
       if (!claimed.ok() || !claimed->empty() || now >= deadline) return claimed;
       // Woken by a write that adds a claimable entry, or at the next due time (a delayed
       // job, a retry, a lease deadline), or at our deadline.
-      clock.WaitUntil(wakeup, std::min(deadline, next_due));
+      clock.WaitUntil(wakeup, std::min(deadline, pass.next_due));
     }
   }
 
   Result<OwnerResult> Ack(const JobRef& ref) {
     CAIRN_RETURN_IF_ERROR(ValidateRef(ref));
     const std::string scope = internal::GroupScope(ref.queue, ref.group);
-    return Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<OwnerResult> {
+    return Run([&](Rows& rows, std::int64_t now, Touched& touched) -> Result<OwnerResult> {
       CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                              internal::LoadDelivery(rows, scope, ref.job_id, Lock::kExclusive));
       if (!Holds(d, ref.token)) return OwnerResult::kNotOwner;
-      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
+      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
       CAIRN_RETURN_IF_ERROR(RemoveDelivery(rows, scope, ref.job_id));
       CAIRN_RETURN_IF_ERROR(FinishForGroup(rows, now, ref.queue, ref.job_id));
       return OwnerResult::kDone;
@@ -301,7 +322,7 @@ class Queue::Impl {
       CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                              internal::LoadDelivery(rows, scope, ref.job_id, Lock::kExclusive));
       if (!Holds(d, ref.token)) return OwnerResult::kNotOwner;
-      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
+      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
       d->at_ms = now + visibility_ms;
       CAIRN_RETURN_IF_ERROR(PutDelivery(rows, touched, scope, ref.job_id, *d));
       if (deadline_ms != nullptr) *deadline_ms = d->at_ms;
@@ -317,7 +338,7 @@ class Queue::Impl {
                              internal::LoadDelivery(rows, scope, ref.job_id, Lock::kExclusive));
       if (!Holds(d, ref.token)) return FailResult::kNotOwner;
       CAIRN_ASSIGN_OR_RETURN(JobRow job, LoadLiveJob(rows, now, ref.queue, ref.job_id));
-      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
+      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
       const auto after = internal::ApplyFailure(*d, job, now, error, retry);
       CAIRN_RETURN_IF_ERROR(PutDelivery(rows, touched, scope, ref.job_id, *d));
       return after == internal::AfterFailure::kDead ? FailResult::kDeadLettered
@@ -334,7 +355,7 @@ class Queue::Impl {
       CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                              internal::LoadDelivery(rows, scope, job_id, Lock::kExclusive));
       if (!d || d->stage != DeliveryStage::kDead) return false;
-      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
+      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
       d->stage = DeliveryStage::kPending;
       d->attempts = 0;
       d->at_ms = now;
@@ -348,8 +369,8 @@ class Queue::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateJobId(job_id));
     const std::string scope = internal::GroupScope(queue, group);
     CAIRN_RETURN_IF_ERROR(RecoverLapsed(queue, group, scope));
-    return Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<bool> {
-      return PurgeOne(rows, now, queue, scope, job_id);
+    return Run([&](Rows& rows, std::int64_t now, Touched& touched) -> Result<bool> {
+      return PurgeOne(rows, now, touched, queue, scope, job_id);
     });
   }
 
@@ -363,16 +384,17 @@ class Queue::Impl {
     std::uint64_t purged = 0;
     while (true) {
       // Batches keep each transaction small; each is atomic on its own.
-      Result<Batch> batch = Run([&](Rows& rows, std::int64_t now, Touched&) -> Result<Batch> {
-        CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> ids,
-                               IndexedIds(rows, internal::DeadPrefix(scope), "", kPurgeBatch));
-        Batch b{ids.size(), 0};
-        for (const std::string& id : ids) {
-          CAIRN_ASSIGN_OR_RETURN(bool done, PurgeOne(rows, now, queue, scope, id));
-          b.purged += done ? 1 : 0;
-        }
-        return b;
-      });
+      Result<Batch> batch =
+          Run([&](Rows& rows, std::int64_t now, Touched& touched) -> Result<Batch> {
+            CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                                   IndexedIds(rows, internal::DeadPrefix(scope), "", kPurgeBatch));
+            Batch b{ids.size(), 0};
+            for (const std::string& id : ids) {
+              CAIRN_ASSIGN_OR_RETURN(bool done, PurgeOne(rows, now, touched, queue, scope, id));
+              b.purged += done ? 1 : 0;
+            }
+            return b;
+          });
       if (!batch.ok()) return batch.status();
       if (batch->seen == 0) return purged;
       purged += batch->purged;
@@ -406,19 +428,27 @@ class Queue::Impl {
     for (const std::string& group : groups) {
       const std::string scope = internal::GroupScope(queue, group);
       GroupCounts c{group};
-      const std::string prefix = internal::ReadyPrefix(scope);
-      std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-      for (it->Seek(prefix + runtime_.hints().Begin(scope).start);
-           it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      const std::string ready_prefix = internal::ReadyPrefix(scope);
+      std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(ready_prefix);
+      for (it->Seek(ready_prefix + runtime_.ready_hints().Begin(scope).start); it->Valid();
+           it->Next()) {
         const std::string_view key = it->key().ToStringView();
-        const auto pos = internal::DecodeReadyKey(key, prefix.size());
+        const auto pos = internal::DecodePositionKey(key, ready_prefix.size());
         if (!pos) return MalformedIndexKey(key);
-        CAIRN_ASSIGN_OR_RETURN(internal::IndexValue entry,
-                               internal::DecodeIndexValue(it->value().ToStringView(), key));
-        JobState state = entry.stage == DeliveryStage::kPending
-                             ? (pos->due_ms <= now ? JobState::kReady : JobState::kDelayed)
-                             : JobState::kInFlight;
-        if (entry.stage == DeliveryStage::kInFlight && pos->due_ms <= now) {
+        Tally(c, pos->due_ms <= now ? JobState::kReady : JobState::kDelayed);
+      }
+      CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
+      const std::string lease_prefix = internal::LeasePrefix(scope);
+      it = rows.NewPrefixIterator(lease_prefix);
+      for (it->Seek(lease_prefix + runtime_.lease_hints().Begin(scope).start); it->Valid();
+           it->Next()) {
+        const std::string_view key = it->key().ToStringView();
+        const auto pos = internal::DecodePositionKey(key, lease_prefix.size());
+        if (!pos) return MalformedIndexKey(key);
+        JobState state = JobState::kInFlight;
+        if (pos->due_ms <= now) {  // Lapsed: counted as what settling it will make of it.
+          CAIRN_ASSIGN_OR_RETURN(internal::IndexValue entry,
+                                 internal::DecodeIndexValue(it->value().ToStringView(), key));
           CAIRN_ASSIGN_OR_RETURN(DeliveryRow viewed,
                                  ViewDelivery(rows, now, queue, scope, entry.job_id));
           state = internal::StateAt(viewed, now);
@@ -477,9 +507,8 @@ class Queue::Impl {
     const std::int64_t now = core_.clock().NowMs();
     const std::string prefix = internal::DeadPrefix(scope);
     DeadPage page;
-    std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-    for (it->Seek(prefix + internal::SeqBytes(from)); it->Valid() && it->key().starts_with(prefix);
-         it->Next()) {
+    std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(prefix);
+    for (it->Seek(prefix + internal::SeqBytes(from)); it->Valid(); it->Next()) {
       const std::string_view key = it->key().ToStringView();
       const auto seq = internal::DecodeDeadKey(key, prefix.size());
       if (!seq) return MalformedIndexKey(key);
@@ -508,56 +537,55 @@ class Queue::Impl {
     kRecover,  // Only turn lapsed leases into retries or dead letters; claim nothing.
   };
 
+  // What a pass tells a waiting claimer.
+  struct PassInfo {
+    // When to look again: the group's next due job or lease deadline (kNever: none).
+    std::int64_t next_due = kNever;
+    bool leases_settled = true;  // False: more lapsed leases are left for another pass.
+  };
+
+  // One transaction: settles the group's lapsed leases, then (kClaim) claims its due jobs.
   Result<std::vector<ClaimedJob>> ClaimOnce(std::string_view queue, std::string_view group,
                                             const std::string& scope, std::string_view consumer,
-                                            const ClaimOptions& o, std::int64_t* next_due,
-                                            Mode mode = Mode::kClaim) {
+                                            const ClaimOptions& o, Mode mode, PassInfo* pass) {
     std::lock_guard<std::mutex> claiming(runtime_.ClaimMutex(scope));
-    const internal::ReadyHints::Snapshot hint = runtime_.hints().Begin(scope);
-    std::string stop = internal::ReadyHints::End();
+    CAIRN_RETURN_IF_ERROR(LoadLeaseDeadlines(scope));
+    const IndexHints::Snapshot ready_hint = runtime_.ready_hints().Begin(scope);
+    const IndexHints::Snapshot lease_hint = runtime_.lease_hints().Begin(scope);
+    LapseSweep sweep;
+    std::string ready_stop;
+    std::int64_t next_ready = kNever;
+    std::int64_t pass_now = 0;
     auto body = [&](Rows& rows, std::int64_t now,
                     Touched& touched) -> Result<std::vector<ClaimedJob>> {
       CAIRN_ASSIGN_OR_RETURN(std::optional<QueueMetaRow> meta,
                              internal::LoadQueueMeta(rows, queue, Lock::kNone));
       if (!meta || !meta->Has(group)) return NoSuchGroup(queue, group);
-      const std::string prefix = internal::ReadyPrefix(scope);
+      pass_now = now;
+      // Both scans stop before this position, so neither steps over the tombstones of entries
+      // taken or acked with a later time.
+      const std::string bound = internal::IndexPosition(now + 1, 0);
+      CAIRN_ASSIGN_OR_RETURN(
+          sweep, SettleLapsed(rows, now, touched, queue, scope, lease_hint.start, bound));
       std::vector<ClaimedJob> claimed;
-      stop = internal::ReadyHints::End();
-      *next_due = kNever;
-      std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-      for (it->Seek(prefix + hint.start); it->Valid() && it->key().starts_with(prefix);
+      if (mode == Mode::kRecover) return claimed;
+
+      const std::string prefix = internal::ReadyPrefix(scope);
+      ready_stop = bound;
+      next_ready = kNever;
+      std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator(prefix + bound);
+      for (it->Seek(prefix + std::min(ready_hint.start, sweep.lowest_ready)); it->Valid();
            it->Next()) {
-        const std::string_view key = it->key().ToStringView();
-        const auto pos = internal::DecodeReadyKey(key, prefix.size());
-        if (!pos) return MalformedIndexKey(key);
-        // Nothing live lies before this entry any more (what we pass is taken or moved).
-        stop = std::string(key.substr(prefix.size()));
-        if (pos->due_ms > now) {
-          *next_due = pos->due_ms;
-          break;
-        }
-        CAIRN_ASSIGN_OR_RETURN(internal::IndexValue entry,
-                               internal::DecodeIndexValue(it->value().ToStringView(), key));
-        if (mode == Mode::kRecover && entry.stage == DeliveryStage::kPending) continue;
-        const std::string id(entry.job_id);
-        CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
-                               internal::LoadDelivery(rows, scope, id, Lock::kExclusive));
-        // The iterator may show an entry that a write committed since has moved or removed;
-        // the locked row is the truth.
-        if (!d || d->stage == DeliveryStage::kDead || d->at_ms != pos->due_ms ||
-            d->seq != pos->seq) {
-          continue;
-        }
+        // Copied: the writes below may move the buffer of a key this transaction wrote.
+        std::string position = it->key().ToString().substr(prefix.size());
+        CAIRN_ASSIGN_OR_RETURN(
+            std::optional<Indexed> entry,
+            LockIndexed(rows, scope, *it, prefix.size(), DeliveryStage::kPending));
+        if (!entry) continue;
+        const std::string& id = entry->job_id;
+        DeliveryRow* d = &entry->delivery;
         CAIRN_ASSIGN_OR_RETURN(JobRow job, LoadLiveJob(rows, now, queue, id));
-        CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
-        if (d->stage == DeliveryStage::kInFlight) {
-          // The lease lapsed: a failed attempt, with the usual backoff and dead-letter rules.
-          internal::ApplyLapse(*d, job);
-          if (d->stage == DeliveryStage::kDead || d->at_ms > now || mode == Mode::kRecover) {
-            CAIRN_RETURN_IF_ERROR(PutDelivery(rows, touched, scope, id, *d));
-            continue;
-          }
-        }
+        CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
         d->stage = DeliveryStage::kInFlight;
         ++d->attempts;
         d->token = internal::RandomId();
@@ -567,49 +595,172 @@ class Queue::Impl {
         claimed.push_back(ClaimedJob{JobRef{std::string(queue), std::string(group), id, d->token},
                                      std::move(job.payload), d->attempts, job.max_attempts,
                                      d->at_ms, job.enqueued_at_ms, d->errors});
-        // Stop here rather than step past what follows (possibly many tombstones).
-        if (claimed.size() == o.max_jobs) break;
+        if (claimed.size() == o.max_jobs) {
+          // Nothing live lies before this entry (now taken). Stop here rather than step past
+          // what follows.
+          ready_stop = std::move(position);
+          break;
+        }
       }
       CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
+      if (claimed.empty()) {
+        // The first delayed job: the future part of the ready index holds no tombstones
+        // (entries leave it only once due), so this seek is short.
+        it = rows.NewPrefixIterator(prefix);
+        it->Seek(prefix + std::max(bound, ready_hint.start));
+        if (it->Valid()) {
+          const auto pos = internal::DecodePositionKey(it->key().ToStringView(), prefix.size());
+          if (!pos) return MalformedIndexKey(it->key().ToStringView());
+          next_ready = pos->due_ms;
+        }
+        CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
+      }
       return claimed;
     };
-    return Run(body, [&] {
-      // A recovery pass skips ready entries, so where it stopped says nothing about them.
-      if (mode == Mode::kClaim) runtime_.hints().Raise(scope, hint, stop);
+    Result<std::vector<ClaimedJob>> claimed = Run(body, [&] {
+      runtime_.lease_hints().Raise(scope, lease_hint, sweep.stop);
+      if (sweep.settled) runtime_.leases().SettledThrough(scope, pass_now);
+      // A recovery pass does not scan the ready index, so it learns nothing of it.
+      if (mode == Mode::kClaim) runtime_.ready_hints().Raise(scope, ready_hint, ready_stop);
     });
+    if (claimed.ok()) {
+      pass->leases_settled = sweep.settled;
+      const std::optional<std::int64_t> lease = runtime_.leases().Earliest(scope);
+      pass->next_due = std::min(next_ready, lease.value_or(kNever));
+    }
+    return claimed;
   }
 
-  // Settles the group's lapsed leases, so that what the dead-letter queue holds is what
+  // Where a sweep of lapsed leases stopped, and where it put the jobs it made ready again.
+  struct LapseSweep {
+    std::string stop = IndexHints::End();  // Nothing live in the lease index before this.
+    bool settled = true;                   // Every lease due by now is settled.
+    std::string lowest_ready = IndexHints::End();
+  };
+
+  // Settles the group's lapsed leases from lease-index position `start` up to `bound`: each is
+  // a failed attempt, with the usual backoff and dead-letter rules.
+  Result<LapseSweep> SettleLapsed(Rows& rows, std::int64_t now, Touched& touched,
+                                  std::string_view queue, const std::string& scope,
+                                  const std::string& start, const std::string& bound) {
+    const std::string prefix = internal::LeasePrefix(scope);
+    LapseSweep sweep;
+    sweep.stop = bound;
+    std::size_t settled = 0;
+    std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator(prefix + bound);
+    for (it->Seek(prefix + start); it->Valid(); it->Next()) {
+      if (settled == kMaxLapsesPerPass) {
+        sweep.stop = it->key().ToString().substr(prefix.size());
+        sweep.settled = false;
+        break;
+      }
+      CAIRN_ASSIGN_OR_RETURN(
+          std::optional<Indexed> entry,
+          LockIndexed(rows, scope, *it, prefix.size(), DeliveryStage::kInFlight));
+      if (!entry) continue;
+      const std::string& id = entry->job_id;
+      DeliveryRow* d = &entry->delivery;
+      CAIRN_ASSIGN_OR_RETURN(JobRow job, LoadLiveJob(rows, now, queue, id));
+      CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
+      internal::ApplyLapse(*d, job);
+      CAIRN_RETURN_IF_ERROR(PutDelivery(rows, touched, scope, id, *d));
+      if (d->stage == DeliveryStage::kPending) {
+        sweep.lowest_ready =
+            std::min(sweep.lowest_ready, internal::IndexPosition(d->at_ms, d->seq));
+      }
+      ++settled;
+    }
+    CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
+    return sweep;
+  }
+
+  struct Indexed {
+    std::string job_id;
+    DeliveryRow delivery;
+  };
+
+  // The delivery that the ready- or lease-index entry under the iterator stands for, locked.
+  // nullopt when the entry is stale: the iterator may show an entry that a write committed
+  // since has moved or removed, and the locked row is the truth.
+  Result<std::optional<Indexed>> LockIndexed(Rows& rows, const std::string& scope,
+                                             const rocksdb::Iterator& it, std::size_t prefix_size,
+                                             DeliveryStage stage) {
+    const std::string_view key = it.key().ToStringView();
+    const auto pos = internal::DecodePositionKey(key, prefix_size);
+    if (!pos) return MalformedIndexKey(key);
+    CAIRN_ASSIGN_OR_RETURN(internal::IndexValue value,
+                           internal::DecodeIndexValue(it.value().ToStringView(), key));
+    Indexed entry{std::string(value.job_id), {}};
+    CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
+                           internal::LoadDelivery(rows, scope, entry.job_id, Lock::kExclusive));
+    if (!d || d->stage != stage || d->at_ms != pos->due_ms || d->seq != pos->seq) {
+      return std::optional<Indexed>();
+    }
+    entry.delivery = std::move(*d);
+    return std::optional<Indexed>(std::move(entry));
+  }
+
+  // Settles all of the group's lapsed leases, so that what the dead-letter queue holds is what
   // Counts and GetJob show. kNotFound if the group does not exist.
   Status RecoverLapsed(std::string_view queue, std::string_view group, const std::string& scope) {
-    std::int64_t next_due = kNever;
-    Result<std::vector<ClaimedJob>> none =
-        ClaimOnce(queue, group, scope, "", ClaimOptions{}, &next_due, Mode::kRecover);
-    return none.status();
+    PassInfo pass;
+    do {
+      Result<std::vector<ClaimedJob>> none =
+          ClaimOnce(queue, group, scope, "", ClaimOptions{}, Mode::kRecover, &pass);
+      if (!none.ok()) return none.status();
+    } while (!pass.leases_settled);
+    return Status::Ok();
   }
 
-  // Writes the delivery row and its index entry (claim index, or dead-letter list).
+  // Fills the group's in-memory lease deadlines from its lease index, once per open store.
+  Status LoadLeaseDeadlines(const std::string& scope) {
+    return runtime_.leases().EnsureLoaded(
+        scope, [&](const std::function<void(LeaseEntry)>& add) -> Status {
+          CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
+          internal::DbRows rows = ReadRows();
+          const std::string prefix = internal::LeasePrefix(scope);
+          std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(prefix);
+          for (it->Seek(prefix); it->Valid(); it->Next()) {
+            const auto pos = internal::DecodePositionKey(it->key().ToStringView(), prefix.size());
+            if (!pos) return MalformedIndexKey(it->key().ToStringView());
+            add({pos->due_ms, pos->seq});
+          }
+          return IteratorStatus(*it);
+        });
+  }
+
+  // The index entry of a delivery: ready index when pending, lease index in flight, else the
+  // dead-letter list.
+  static std::string IndexKey(const std::string& scope, const DeliveryRow& d) {
+    switch (d.stage) {
+      case DeliveryStage::kPending:
+        return internal::ReadyPrefix(scope) + internal::IndexPosition(d.at_ms, d.seq);
+      case DeliveryStage::kInFlight:
+        return internal::LeasePrefix(scope) + internal::IndexPosition(d.at_ms, d.seq);
+      case DeliveryStage::kDead:
+        break;
+    }
+    return internal::DeadPrefix(scope) + internal::SeqBytes(d.seq);
+  }
+
+  // Writes the delivery row and its index entry.
   Status PutDelivery(Rows& rows, Touched& touched, const std::string& scope,
                      std::string_view job_id, const DeliveryRow& d) {
     CAIRN_RETURN_IF_ERROR(internal::StoreDelivery(rows, scope, job_id, d));
-    std::string key;
-    if (d.stage == DeliveryStage::kDead) {
-      key = internal::DeadPrefix(scope) + internal::SeqBytes(d.seq);
-    } else {
-      std::string position = internal::IndexPosition(d.at_ms, d.seq);
-      key = internal::ReadyPrefix(scope) + position;
-      touched.added.emplace_back(scope, std::move(position));
+    if (d.stage == DeliveryStage::kPending) {
+      touched.ready_added.emplace_back(scope, internal::IndexPosition(d.at_ms, d.seq));
+    } else if (d.stage == DeliveryStage::kInFlight) {
+      touched.leases_added.emplace_back(scope, LeaseEntry{d.at_ms, d.seq});
     }
-    return FromWrite(rows.Write(key, internal::EncodeIndexValue(d.stage, job_id)));
+    return FromWrite(rows.Write(IndexKey(scope, d), internal::EncodeIndexValue(d.stage, job_id)));
   }
 
   // Removes the index entry that PutDelivery wrote for d.
-  Status RemoveIndex(Rows& rows, const std::string& scope, const DeliveryRow& d) {
-    const std::string key =
-        d.stage == DeliveryStage::kDead
-            ? internal::DeadPrefix(scope) + internal::SeqBytes(d.seq)
-            : internal::ReadyPrefix(scope) + internal::IndexPosition(d.at_ms, d.seq);
-    return FromWrite(rows.Remove(key));
+  Status RemoveIndex(Rows& rows, Touched& touched, const std::string& scope, const DeliveryRow& d) {
+    if (d.stage == DeliveryStage::kInFlight) {
+      touched.leases_removed.emplace_back(scope, LeaseEntry{d.at_ms, d.seq});
+    }
+    return FromWrite(rows.Remove(IndexKey(scope, d)));
   }
 
   Status RemoveDelivery(Rows& rows, const std::string& scope, std::string_view job_id) {
@@ -642,12 +793,12 @@ class Queue::Impl {
     return internal::StoreJob(rows, queue, job_id, tombstone, now + job->dedup_window_ms);
   }
 
-  Result<bool> PurgeOne(Rows& rows, std::int64_t now, std::string_view queue,
+  Result<bool> PurgeOne(Rows& rows, std::int64_t now, Touched& touched, std::string_view queue,
                         const std::string& scope, std::string_view job_id) {
     CAIRN_ASSIGN_OR_RETURN(std::optional<DeliveryRow> d,
                            internal::LoadDelivery(rows, scope, job_id, Lock::kExclusive));
     if (!d || d->stage != DeliveryStage::kDead) return false;
-    CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, scope, *d));
+    CAIRN_RETURN_IF_ERROR(RemoveIndex(rows, touched, scope, *d));
     CAIRN_RETURN_IF_ERROR(RemoveDelivery(rows, scope, job_id));
     CAIRN_RETURN_IF_ERROR(FinishForGroup(rows, now, queue, job_id));
     return true;
@@ -674,8 +825,8 @@ class Queue::Impl {
   Result<std::vector<std::string>> JobIds(Rows& rows, std::string_view queue) {
     const std::string prefix = internal::JobPrefix(queue);
     std::vector<std::string> ids;
-    std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(prefix);
+    for (it->Seek(prefix); it->Valid(); it->Next()) {
       ids.emplace_back(it->key().ToStringView().substr(prefix.size()));
     }
     CAIRN_RETURN_IF_ERROR(IteratorStatus(*it));
@@ -686,9 +837,8 @@ class Queue::Impl {
   Result<std::vector<std::string>> IndexedIds(Rows& rows, const std::string& prefix,
                                               const std::string& start, std::size_t limit) {
     std::vector<std::string> ids;
-    std::unique_ptr<rocksdb::Iterator> it = rows.NewIterator();
-    for (it->Seek(prefix + start);
-         it->Valid() && it->key().starts_with(prefix) && ids.size() < limit; it->Next()) {
+    std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(prefix);
+    for (it->Seek(prefix + start); it->Valid() && ids.size() < limit; it->Next()) {
       CAIRN_ASSIGN_OR_RETURN(
           internal::IndexValue entry,
           internal::DecodeIndexValue(it->value().ToStringView(), it->key().ToStringView()));

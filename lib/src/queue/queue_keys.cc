@@ -53,6 +53,8 @@ std::string DeliveryKey(std::string_view scope, std::string_view job_id) {
 
 std::string ReadyPrefix(std::string_view scope) { return Tagged(RowTag::kReadyIndex, scope); }
 
+std::string LeasePrefix(std::string_view scope) { return Tagged(RowTag::kLeaseIndex, scope); }
+
 std::string DeadPrefix(std::string_view scope) { return Tagged(RowTag::kDeadIndex, scope); }
 
 std::string IndexPosition(std::int64_t due_ms, std::uint64_t seq) {
@@ -62,7 +64,7 @@ std::string IndexPosition(std::int64_t due_ms, std::uint64_t seq) {
   return out;
 }
 
-std::optional<DecodedPosition> DecodeReadyKey(std::string_view key, std::size_t prefix_size) {
+std::optional<DecodedPosition> DecodePositionKey(std::string_view key, std::size_t prefix_size) {
   if (key.size() != prefix_size + 16) return std::nullopt;
   const char* p = key.data() + prefix_size;
   return DecodedPosition{static_cast<std::int64_t>(ReadBigEndian64(p)), ReadBigEndian64(p + 8)};

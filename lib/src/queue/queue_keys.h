@@ -5,8 +5,10 @@
 //   q·queue                     the queue's consumer groups             (QueueMetaRow)
 //   j·queue·job_id              a job, or the tombstone of a done one   (JobRow)
 //   d·queue·group·job_id        the job's delivery state in a group     (DeliveryRow)
-//   r·queue·group·due·seq       claim index: due time, then enqueue order → stage, job id
-//   x·queue·group·seq           dead-letter list, in enqueue order      → job id
+//   r·queue·group·due·seq       ready index: pending jobs by due time, then enqueue order
+//   w·queue·group·deadline·seq  lease index: in-flight jobs by lease deadline
+//   x·queue·group·seq           dead-letter list, in enqueue order
+// Index entries hold the delivery stage and the job id.
 #pragma once
 
 #include <cstdint>
@@ -25,16 +27,17 @@ std::string JobPrefix(std::string_view queue);
 std::string JobKey(std::string_view queue, std::string_view job_id);
 std::string DeliveryKey(std::string_view scope, std::string_view job_id);
 std::string ReadyPrefix(std::string_view scope);
+std::string LeasePrefix(std::string_view scope);
 std::string DeadPrefix(std::string_view scope);
 
-// The part of a claim-index key after its prefix: due (ms) then seq, 16 bytes.
+// The part of a ready- or lease-index key after its prefix: time (ms) then seq, 16 bytes.
 std::string IndexPosition(std::int64_t due_ms, std::uint64_t seq);
 struct DecodedPosition {
   std::int64_t due_ms = 0;
   std::uint64_t seq = 0;
 };
-// Decodes a claim-index key with this prefix; nullopt if it is malformed.
-std::optional<DecodedPosition> DecodeReadyKey(std::string_view key, std::size_t prefix_size);
+// Decodes a ready- or lease-index key with this prefix; nullopt if it is malformed.
+std::optional<DecodedPosition> DecodePositionKey(std::string_view key, std::size_t prefix_size);
 
 std::string SeqBytes(std::uint64_t seq);
 // The seq of a dead-letter key with this prefix; nullopt if it is malformed.

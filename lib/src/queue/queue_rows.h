@@ -45,7 +45,8 @@ struct DeliveryRow {
   std::uint64_t seq = 0;
   std::uint32_t attempts = 0;  // Deliveries so far.
   // Pending: due time. In flight: lease deadline. Dead: when it died. Pending and in-flight
-  // rows have a claim-index entry at (at_ms, seq); dead ones a dead-letter entry at seq.
+  // rows have a ready- or lease-index entry at (at_ms, seq); dead ones a dead-letter entry
+  // at seq.
   std::int64_t at_ms = 0;
   std::string token;     // In flight: the lease token.
   std::string consumer;  // In flight: the holder; else the last holder.
@@ -67,7 +68,7 @@ Result<std::optional<DeliveryRow>> LoadDelivery(Rows& rows, std::string_view sco
 Status StoreDelivery(Rows& rows, std::string_view scope, std::string_view job_id,
                      const DeliveryRow& row);
 
-// A claim-index or dead-letter entry's value: the stage (claim index only) and the job id.
+// An index entry's value: the stage (ready and lease index only) and the job id.
 std::string EncodeIndexValue(DeliveryStage stage, std::string_view job_id);
 struct IndexValue {
   DeliveryStage stage = DeliveryStage::kPending;

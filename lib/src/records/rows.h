@@ -9,6 +9,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace cairn::internal {
 
@@ -25,7 +27,56 @@ class Rows {
   virtual rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) = 0;
   virtual rocksdb::Status Remove(const rocksdb::Slice& key) = 0;
   // An iterator over the column family; in a transaction it also sees its writes.
-  virtual std::unique_ptr<rocksdb::Iterator> NewIterator() = 0;
+  std::unique_ptr<rocksdb::Iterator> NewIterator() { return NewIterator(std::string()); }
+  // The same, stopping before `upper_bound` (exclusive; "" = no bound): a scan that ends at
+  // the bound does not step over the deleted keys that lie past it.
+  virtual std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) = 0;
+  // An iterator over the keys that start with `prefix` only: it is not Valid() past them, and
+  // does not step over deleted keys beyond them to find a next key.
+  std::unique_ptr<rocksdb::Iterator> NewPrefixIterator(std::string_view prefix) {
+    return NewIterator(PrefixSuccessor(prefix));
+  }
+
+  // The least key greater than every key that starts with prefix ("" if there is none).
+  static std::string PrefixSuccessor(std::string_view prefix) {
+    std::string end(prefix);
+    while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+    if (!end.empty()) end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+    return end;
+  }
+};
+
+// An iterator that owns the read options (and upper bound) it was created with, since RocksDB
+// keeps pointers to them for the iterator's life.
+class BoundedIterator final : public rocksdb::Iterator {
+ public:
+  template <typename MakeIterator>
+  BoundedIterator(const rocksdb::ReadOptions& options, std::string upper_bound, MakeIterator&& make)
+      : options_(options), upper_bound_(std::move(upper_bound)), bound_slice_(upper_bound_) {
+    if (!upper_bound_.empty()) options_.iterate_upper_bound = &bound_slice_;
+    inner_.reset(make(options_));
+  }
+
+  bool Valid() const override {
+    // Also checked here: an iterator over a transaction merges in its own writes, which the
+    // bound may not cover.
+    return inner_->Valid() && (upper_bound_.empty() || inner_->key().compare(bound_slice_) < 0);
+  }
+  void SeekToFirst() override { inner_->SeekToFirst(); }
+  void SeekToLast() override { inner_->SeekToLast(); }
+  void Seek(const rocksdb::Slice& target) override { inner_->Seek(target); }
+  void SeekForPrev(const rocksdb::Slice& target) override { inner_->SeekForPrev(target); }
+  void Next() override { inner_->Next(); }
+  void Prev() override { inner_->Prev(); }
+  rocksdb::Slice key() const override { return inner_->key(); }
+  rocksdb::Slice value() const override { return inner_->value(); }
+  rocksdb::Status status() const override { return inner_->status(); }
+
+ private:
+  rocksdb::ReadOptions options_;
+  std::string upper_bound_;
+  rocksdb::Slice bound_slice_;
+  std::unique_ptr<rocksdb::Iterator> inner_;  // Declared last: destroyed before the options.
 };
 
 class TransactionRows final : public Rows {
@@ -47,8 +98,11 @@ class TransactionRows final : public Rows {
     return txn_->Put(cf_, key, value);
   }
   rocksdb::Status Remove(const rocksdb::Slice& key) override { return txn_->Delete(cf_, key); }
-  std::unique_ptr<rocksdb::Iterator> NewIterator() override {
-    return std::unique_ptr<rocksdb::Iterator>(txn_->GetIterator(read_options_, cf_));
+  using Rows::NewIterator;
+  std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
+    return std::make_unique<BoundedIterator>(
+        read_options_, std::move(upper_bound),
+        [&](const rocksdb::ReadOptions& o) { return txn_->GetIterator(o, cf_); });
   }
 
  private:
@@ -80,8 +134,11 @@ class DbRows final : public Rows {
   rocksdb::Status Remove(const rocksdb::Slice& key) override {
     return db_->Delete(write_options_, cf_, key);
   }
-  std::unique_ptr<rocksdb::Iterator> NewIterator() override {
-    return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(read_options_, cf_));
+  using Rows::NewIterator;
+  std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
+    return std::make_unique<BoundedIterator>(
+        read_options_, std::move(upper_bound),
+        [&](const rocksdb::ReadOptions& o) { return db_->NewIterator(o, cf_); });
   }
 
  private:

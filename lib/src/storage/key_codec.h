@@ -15,12 +15,13 @@ enum class RowTag : char {
   kLease = 'l',        // leases: one row per resource (holders and highest fencing number).
   kBucket = 'b',       // buckets: rate-limit state, one row per key.
   kMeta = 'm',         // meta: schema version and monotonic counters.
-  // queues (queue/queue_keys.h): a queue's groups, its jobs, each group's deliveries, each
-  // group's claim index by due time and its dead-letter list.
+  // queues (queue/queue_keys.h): a queue's groups, its jobs, each group's deliveries, and
+  // each group's ready index by due time, lease index by deadline and dead-letter list.
   kQueueMeta = 'q',
   kJob = 'j',
   kDelivery = 'd',
   kReadyIndex = 'r',
+  kLeaseIndex = 'w',
   kDeadIndex = 'x',
 };
 

@@ -24,7 +24,7 @@ enum class ValueType : std::uint8_t {
   kQueueMeta = 5,    // A queue's consumer groups (cereal payload).
   kJob = 6,          // A job, or the tombstone that reserves a finished job's id (cereal).
   kDelivery = 7,     // A job's delivery state in one group (cereal payload).
-  kQueueIndex = 8,   // A claim-index or dead-letter entry; the payload is the job id.
+  kQueueIndex = 8,   // A ready, lease or dead-letter entry; the payload is the job id.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
