@@ -1,0 +1,191 @@
+#include "commands/client_info.h"
+
+#include <algorithm>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/errors.h"
+#include "commands/server_state.h"
+#include "commands/session.h"
+
+namespace cairn::server {
+
+bool ValidClientName(std::string_view name) {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+std::string DescribeClient(const Session& s, std::int64_t now_ms) {
+  const std::int64_t age = (now_ms - s.created_ms()) / 1000;
+  const std::int64_t idle = (now_ms - s.last_command_ms_.load()) / 1000;
+  std::string flags = s.in_multi ? "x" : "N";
+  std::string out;
+  out += "id=" + std::to_string(s.id());
+  out += " addr=" + s.peer();
+  out += " laddr=" + s.local();
+  out += " fd=-1 name=" + s.name();
+  out += " age=" + std::to_string(age < 0 ? 0 : age);
+  out += " idle=" + std::to_string(idle < 0 ? 0 : idle);
+  out += " flags=" + flags;
+  out += " db=0 sub=0 psub=0 ssub=0";
+  out += " multi=" + std::to_string(s.in_multi ? static_cast<long>(s.queued.size()) : -1L);
+  out += " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0";
+  out += " events=r cmd=" + (s.last_command().empty() ? std::string("NULL") : s.last_command());
+  out += " user=default redir=-1 resp=" + std::to_string(s.protocol);
+  out += " lib-name=" + s.lib_name() + " lib-ver=" + s.lib_version();
+  return out;
+}
+
+void ClearTransactionState(ServerState& server, Session& session) {
+  for (const WatchedKey& w : session.watched) server.watches().Unwatch(w.key);
+  session.watched.clear();
+  session.in_multi = false;
+  session.multi_failed = false;
+  session.queued.clear();
+}
+
+namespace {
+
+void ClientList(CommandContext& ctx) {
+  // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id …]
+  std::vector<std::uint64_t> ids;
+  bool only_none = false;
+  for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+    if (EqualsIgnoreCase(ctx.args[i], "type") && i + 1 < ctx.args.size()) {
+      const std::string_view type = ctx.args[++i];
+      if (EqualsIgnoreCase(type, "normal")) continue;
+      if (EqualsIgnoreCase(type, "master") || EqualsIgnoreCase(type, "replica") ||
+          EqualsIgnoreCase(type, "pubsub") || EqualsIgnoreCase(type, "slave")) {
+        only_none = true;
+        continue;
+      }
+      return ctx.reply.Error("ERR Unknown client type '" + std::string(type) + "'");
+    } else if (EqualsIgnoreCase(ctx.args[i], "id") && i + 1 < ctx.args.size()) {
+      for (++i; i < ctx.args.size(); ++i) {
+        const std::optional<std::int64_t> id = ParseInt64(ctx.args[i]);
+        if (!id || *id <= 0) return ctx.reply.Error("ERR Invalid client ID");
+        ids.push_back(static_cast<std::uint64_t>(*id));
+      }
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  std::string out;
+  const std::int64_t now = ctx.server.clock().NowMs();
+  if (!only_none) {
+    std::lock_guard<std::mutex> lock(ctx.server.clients_mu());
+    for (Session* s : ctx.server.ClientsLocked()) {
+      if (!ids.empty() && std::find(ids.begin(), ids.end(), s->id()) == ids.end()) continue;
+      out += DescribeClient(*s, now);
+      out += '\n';
+    }
+  }
+  ctx.reply.Verbatim("txt", out);
+}
+
+void ClientKill(CommandContext& ctx) {
+  // Old form: CLIENT KILL addr:port → OK or an error. New form: filters → the count killed.
+  if (ctx.args.size() == 3) {
+    const std::string addr(ctx.args[2]);
+    const std::size_t n =
+        ctx.server.KillClients([&](const Session& s) { return s.peer() == addr; });
+    if (n == 0) return ctx.reply.Error("ERR No such client");
+    return ctx.reply.Ok();
+  }
+  if (ctx.args.size() % 2 != 0) return ctx.reply.Error(kSyntaxError);
+  std::optional<std::uint64_t> id;
+  std::optional<std::string> addr, laddr;
+  bool skip_me = true;
+  for (std::size_t i = 2; i + 1 < ctx.args.size(); i += 2) {
+    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
+    if (EqualsIgnoreCase(option, "id")) {
+      const std::optional<std::int64_t> n = ParseInt64(value);
+      if (!n || *n <= 0) return ctx.reply.Error("ERR client-id should be greater than 0");
+      id = static_cast<std::uint64_t>(*n);
+    } else if (EqualsIgnoreCase(option, "addr")) {
+      addr = std::string(value);
+    } else if (EqualsIgnoreCase(option, "laddr")) {
+      laddr = std::string(value);
+    } else if (EqualsIgnoreCase(option, "skipme")) {
+      if (EqualsIgnoreCase(value, "yes")) {
+        skip_me = true;
+      } else if (EqualsIgnoreCase(value, "no")) {
+        skip_me = false;
+      } else {
+        return ctx.reply.Error(kSyntaxError);
+      }
+    } else if (EqualsIgnoreCase(option, "type") || EqualsIgnoreCase(option, "user") ||
+               EqualsIgnoreCase(option, "maxage")) {
+      continue;  // Every client is a normal one of user default.
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  const std::uint64_t me = ctx.session.id();
+  const std::size_t n = ctx.server.KillClients([&](const Session& s) {
+    if (skip_me && s.id() == me) return false;
+    if (id && s.id() != *id) return false;
+    if (addr && s.peer() != *addr) return false;
+    if (laddr && s.local() != *laddr) return false;
+    return true;
+  });
+  ctx.reply.Integer(static_cast<std::int64_t>(n));
+}
+
+bool OnOff(std::string_view v) { return EqualsIgnoreCase(v, "on") || EqualsIgnoreCase(v, "off"); }
+
+}  // namespace
+
+void ClientCommand(CommandContext& ctx) {
+  const std::string_view sub = ctx.args[1];
+  const std::size_t argc = ctx.args.size();
+  auto arity = [&](bool ok) {
+    if (!ok) ctx.reply.Error(WrongArity("client|" + ToLower(sub)));
+    return ok;
+  };
+  if (EqualsIgnoreCase(sub, "id")) {
+    if (arity(argc == 2)) ctx.reply.Integer(static_cast<std::int64_t>(ctx.session.id()));
+  } else if (EqualsIgnoreCase(sub, "setname")) {
+    if (!arity(argc == 3)) return;
+    if (!ValidClientName(ctx.args[2])) return ctx.reply.Error(kBadClientName);
+    ctx.session.set_name(std::string(ctx.args[2]));
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "getname")) {
+    if (!arity(argc == 2)) return;
+    const std::string name = ctx.session.name();
+    name.empty() ? ctx.reply.Null() : ctx.reply.Bulk(name);
+  } else if (EqualsIgnoreCase(sub, "setinfo")) {
+    if (!arity(argc == 4)) return;
+    const std::string_view attr = ctx.args[2], value = ctx.args[3];
+    if (!ValidClientName(value) && !value.empty()) {
+      return ctx.reply.Error("ERR " + std::string(attr) +
+                             " cannot contain spaces, newlines or special characters.");
+    }
+    if (EqualsIgnoreCase(attr, "lib-name")) {
+      ctx.session.set_lib(std::string(value), "");
+    } else if (EqualsIgnoreCase(attr, "lib-ver")) {
+      ctx.session.set_lib("", std::string(value));
+    } else {
+      return ctx.reply.Error("ERR Unrecognized option '" + std::string(attr) + "'");
+    }
+    ctx.reply.Ok();
+  } else if (EqualsIgnoreCase(sub, "list")) {
+    ClientList(ctx);
+  } else if (EqualsIgnoreCase(sub, "info")) {
+    if (arity(argc == 2)) {
+      ctx.reply.Verbatim("txt", DescribeClient(ctx.session, ctx.server.clock().NowMs()) + "\n");
+    }
+  } else if (EqualsIgnoreCase(sub, "kill")) {
+    if (arity(argc >= 3)) ClientKill(ctx);
+  } else if (EqualsIgnoreCase(sub, "no-evict") || EqualsIgnoreCase(sub, "no-touch")) {
+    if (!arity(argc == 3)) return;
+    if (!OnOff(ctx.args[2])) return ctx.reply.Error(kSyntaxError);
+    ctx.reply.Ok();
+  } else {
+    ctx.reply.Error("ERR unknown subcommand '" + std::string(sub) + "'. Try CLIENT HELP.");
+  }
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,25 @@
+// CLIENT and its subcommands, and the client descriptions CLIENT LIST and CLIENT INFO print.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "commands/command.h"
+
+namespace cairn::server {
+
+inline constexpr std::string_view kBadClientName =
+    "ERR Client names cannot contain spaces, newlines or special characters.";
+
+// Redis allows names of printable ASCII without spaces (33..126).
+bool ValidClientName(std::string_view name);
+
+// One CLIENT LIST line (without the newline), in Redis's field order.
+std::string DescribeClient(const Session& session, std::int64_t now_ms);
+
+void ClientCommand(CommandContext& ctx);
+
+// Ends MULTI and WATCH for the session (EXEC, DISCARD, RESET, disconnect).
+void ClearTransactionState(ServerState& server, Session& session);
+
+}  // namespace cairn::server

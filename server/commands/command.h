@@ -1,0 +1,66 @@
+// A command of cairn-server as the command table declares it: name, arity, flags, key
+// positions, handler and the documentation COMMAND reports. Dispatch, COMMAND, arity checks,
+// MULTI queuing and the auth gate all read these declarations; nothing else lists commands.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cairn/records.h"
+#include "cairn/transaction.h"
+#include "resp/reply_writer.h"
+
+namespace cairn::server {
+
+class Session;
+class ServerState;
+
+enum CommandFlag : std::uint32_t {
+  kWrite = 1u << 0,     // May modify the keyspace.
+  kReadOnly = 1u << 1,  // Reads data, never writes it.
+  kAdmin = 1u << 2,     // Server administration (CONFIG, SHUTDOWN, …).
+  kNoAuth = 1u << 3,    // Allowed before AUTH when a password is set (AUTH, HELLO, QUIT…).
+  kNoMulti = 1u << 4,   // Runs at once inside MULTI instead of being queued (EXEC, WATCH…).
+  kFast = 1u << 5,      // O(1) or O(log n); reported by COMMAND.
+  kBlocking = 1u << 6,  // May park the connection.
+  kNoScript = 1u << 7,  // Not callable from scripts.
+  kLoading = 1u << 8,   // Allowed while loading (always true here: the store opens first).
+  kStale = 1u << 9,     // Allowed on a stale replica (reported for client compatibility).
+};
+
+// What a handler works with. `data` is the store, or the transaction of the EXEC that runs
+// the command (then `txn` is that transaction too), so a handler written once serves both.
+struct CommandContext {
+  const std::vector<std::string_view>& args;  // args[0] is the command name as sent.
+  resp::ReplyWriter& reply;
+  Session& session;
+  ServerState& server;
+  Records& data;
+  Transaction* txn = nullptr;
+};
+
+using CommandHandler = void (*)(CommandContext& ctx);
+
+struct CommandSpec {
+  std::string_view name;  // Lower case, as COMMAND reports it.
+  // Redis's convention: n > 0 exactly n arguments (the name included), n < 0 at least -n.
+  int arity = 0;
+  std::uint32_t flags = 0;
+  // Key positions, as COMMAND reports them: first, last (-1: the last argument), step.
+  int first_key = 0;
+  int last_key = 0;
+  int key_step = 0;
+  CommandHandler handler = nullptr;
+  std::string_view group;    // "string", "generic", "connection", "server", "transactions".
+  std::string_view summary;  // One line, for COMMAND DOCS.
+  std::string_view since;    // The Redis version that introduced it, for COMMAND DOCS.
+
+  bool Has(CommandFlag flag) const { return (flags & flag) != 0; }
+  bool ArityOk(std::size_t argc) const {
+    return arity >= 0 ? argc == static_cast<std::size_t>(arity)
+                      : argc >= static_cast<std::size_t>(-arity);
+  }
+};
+
+}  // namespace cairn::server

@@ -1,0 +1,34 @@
+#include "commands/command_table.h"
+
+#include <cassert>
+
+#include "commands/ascii.h"
+
+namespace cairn::server {
+
+void CommandTable::Register(const CommandSpec& spec) {
+  assert(ToLower(spec.name) == spec.name);
+  const bool added = by_name_.emplace(std::string(spec.name), specs_.size()).second;
+  assert(added);
+  (void)added;
+  specs_.push_back(spec);
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  // Command names are short; lower-casing into a small string is cheaper than a
+  // case-insensitive hash.
+  auto it = by_name_.find(ToLower(name));
+  return it == by_name_.end() ? nullptr : &specs_[it->second];
+}
+
+CommandTable BuildCommandTable() {
+  CommandTable table;
+  RegisterConnectionCommands(table);
+  RegisterServerCommands(table);
+  RegisterStringCommands(table);
+  RegisterKeyCommands(table);
+  RegisterTransactionCommands(table);
+  return table;
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,41 @@
+// The command table: every command cairn-server knows, registered explicitly by each command
+// family (RegisterStringCommands(table), …; no static self-registration) before the server
+// starts, then only read. Lookup is case-insensitive, as Redis's is. Thread-safe once built.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "commands/command.h"
+
+namespace cairn::server {
+
+class CommandTable {
+ public:
+  // REQUIRES: spec.name is lower case and not yet registered.
+  void Register(const CommandSpec& spec);
+
+  // nullptr when no command has that name (in any letter case).
+  const CommandSpec* Find(std::string_view name) const;
+
+  // Every command, in registration order.
+  const std::vector<CommandSpec>& all() const { return specs_; }
+
+ private:
+  std::vector<CommandSpec> specs_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+};
+
+// The table with every command family registered.
+CommandTable BuildCommandTable();
+
+// Each family's registration (commands/*_commands.cc).
+void RegisterConnectionCommands(CommandTable& table);
+void RegisterServerCommands(CommandTable& table);
+void RegisterStringCommands(CommandTable& table);
+void RegisterKeyCommands(CommandTable& table);
+void RegisterTransactionCommands(CommandTable& table);
+
+}  // namespace cairn::server

@@ -1,0 +1,64 @@
+#include "commands/dispatch.h"
+
+#include "commands/errors.h"
+
+namespace cairn::server {
+
+std::string UnknownCommand(const std::vector<std::string_view>& args) {
+  // Redis quotes at most 128 bytes of the name and about 128 bytes of arguments.
+  std::string out = "ERR unknown command '" + std::string(args[0].substr(0, 128)) +
+                    "', with args beginning with: ";
+  std::string quoted;
+  for (std::size_t i = 1; i < args.size() && quoted.size() < 128; ++i) {
+    quoted += "'" + std::string(args[i].substr(0, 128 - quoted.size())) + "' ";
+  }
+  return out + quoted;
+}
+
+std::vector<std::string_view> CommandKeys(const CommandSpec& spec,
+                                          const std::vector<std::string_view>& args) {
+  std::vector<std::string_view> keys;
+  if (spec.first_key <= 0 || spec.key_step <= 0) return keys;
+  const int argc = static_cast<int>(args.size());
+  const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;
+  for (int i = spec.first_key; i <= last && i < argc; i += spec.key_step) {
+    keys.push_back(args[static_cast<std::size_t>(i)]);
+  }
+  return keys;
+}
+
+void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
+                const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
+                Transaction* txn) {
+  if (spec.Has(kWrite)) {
+    for (std::string_view key : CommandKeys(spec, args)) server.watches().Touch(key);
+  }
+  CommandContext ctx{args, reply, session, server, data, txn};
+  spec.handler(ctx);
+  server.commands_processed.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
+              resp::ReplyWriter& reply) {
+  const CommandSpec* spec = server.table().Find(args[0]);
+  auto reject = [&](std::string_view error) {
+    // Inside MULTI a command that cannot be queued dooms the transaction (EXECABORT).
+    if (session.in_multi) session.multi_failed = true;
+    reply.Error(error);
+  };
+  if (spec == nullptr) return reject(UnknownCommand(args));
+  if (!spec->ArityOk(args.size())) return reject(WrongArity(spec->name));
+  if (!session.authenticated && !spec->Has(kNoAuth) && server.RequiresAuth()) {
+    return reject(kNoAuthError);
+  }
+  session.set_last_command(spec->name);
+  session.last_command_ms_.store(server.clock().NowMs(), std::memory_order_relaxed);
+  if (session.in_multi && !spec->Has(kNoMulti)) {
+    session.queued.emplace_back(args.begin(), args.end());
+    reply.SimpleString("QUEUED");
+    return;
+  }
+  RunChecked(server, session, *spec, args, reply, server.store(), nullptr);
+}
+
+}  // namespace cairn::server

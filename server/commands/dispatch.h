@@ -1,0 +1,34 @@
+// Runs one client command: finds it in the table, checks its arity and the auth gate, queues
+// it inside MULTI, touches the keys a write command names (for WATCH), and calls its handler.
+// Errors are worded as Redis words them, in the order Redis checks them (unknown command,
+// arity, then NOAUTH). Runs on the connection's thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/command.h"
+#include "commands/server_state.h"
+#include "commands/session.h"
+#include "resp/reply_writer.h"
+
+namespace cairn::server {
+
+void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
+              resp::ReplyWriter& reply);
+
+// Runs a command whose name, arity and queuing were checked (MULTI's queue, at EXEC) against
+// `data` (the EXEC transaction).
+void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
+                const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
+                Transaction* txn);
+
+// The keys of a command by its declared key positions.
+std::vector<std::string_view> CommandKeys(const CommandSpec& spec,
+                                          const std::vector<std::string_view>& args);
+
+// "ERR unknown command '<name>', with args beginning with: '<a>' '<b>' ".
+std::string UnknownCommand(const std::vector<std::string_view>& args);
+
+}  // namespace cairn::server

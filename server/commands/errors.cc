@@ -1,0 +1,26 @@
+#include "commands/errors.h"
+
+namespace cairn::server {
+
+std::string WrongArity(std::string_view name) {
+  return "ERR wrong number of arguments for '" + std::string(name) + "' command";
+}
+
+std::string InvalidExpire(std::string_view name) {
+  return "ERR invalid expire time in '" + std::string(name) + "' command";
+}
+
+void ReplyStatus(resp::ReplyWriter& reply, const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kWrongType:
+      reply.Error(kWrongTypeError);
+      return;
+    case StatusCode::kOutOfRange:
+      reply.Error(kOverflowError);
+      return;
+    default:
+      reply.Error("ERR " + std::string(status.message()));
+  }
+}
+
+}  // namespace cairn::server

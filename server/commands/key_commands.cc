@@ -1,0 +1,295 @@
+// Keyspace commands: DEL, UNLINK, EXISTS, TYPE, the EXPIRE family, TTL, PTTL, EXPIRETIME,
+// PEXPIRETIME, PERSIST, RENAME, RENAMENX, KEYS, SCAN, RANDOMKEY, TOUCH.
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/atomically.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/keyspace_scan.h"
+#include "commands/server_state.h"
+#include "config/server_config.h"
+
+namespace cairn::server {
+namespace {
+
+std::int64_t Now(CommandContext& ctx) { return ctx.server.clock().NowMs(); }
+
+// DEL and UNLINK: how many of the keys existed; all deleted in one transaction.
+void Del(CommandContext& ctx) {
+  std::int64_t deleted = 0;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    deleted = 0;
+    for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+      Result<bool> d = data.Delete(ctx.args[i]);
+      if (!d.ok()) return d.status();
+      deleted += *d ? 1 : 0;
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.Integer(deleted);
+}
+
+// EXISTS and TOUCH: how many of the keys exist (a key named twice counts twice).
+void Exists(CommandContext& ctx) {
+  std::int64_t found = 0;
+  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+    Result<TtlState> ttl = ctx.data.GetTtl(ctx.args[i]);
+    if (!ttl.ok()) return ReplyStatus(ctx.reply, ttl.status());
+    found += ttl->kind == TtlState::Kind::kMissing ? 0 : 1;
+  }
+  ctx.reply.Integer(found);
+}
+
+void Type(CommandContext& ctx) {
+  Result<TtlState> ttl = ctx.data.GetTtl(ctx.args[1]);
+  if (!ttl.ok()) return ReplyStatus(ctx.reply, ttl.status());
+  ctx.reply.SimpleString(ttl->kind == TtlState::Kind::kMissing ? "none" : "string");
+}
+
+// EXPIRE key n [NX | XX | GT | LT], and PEXPIRE, EXPIREAT, PEXPIREAT.
+void ExpireGeneric(CommandContext& ctx, bool seconds, bool absolute, std::string_view name) {
+  const std::optional<std::int64_t> n = ParseInt64(ctx.args[2]);
+  if (!n) return ctx.reply.Error(kNotInteger);
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
+    const std::string_view w = ctx.args[i];
+    if (EqualsIgnoreCase(w, "nx")) {
+      nx = true;
+    } else if (EqualsIgnoreCase(w, "xx")) {
+      xx = true;
+    } else if (EqualsIgnoreCase(w, "gt")) {
+      gt = true;
+    } else if (EqualsIgnoreCase(w, "lt")) {
+      lt = true;
+    } else {
+      return ctx.reply.Error("ERR Unsupported option " + std::string(w));
+    }
+  }
+  if (nx && (xx || gt || lt)) {
+    return ctx.reply.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  }
+  if (gt && lt) {
+    return ctx.reply.Error("ERR GT and LT options at the same time are not compatible");
+  }
+  // The absolute deadline in ms, refusing what overflows as Redis does.
+  std::int64_t when = *n;
+  if (seconds) {
+    if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) {
+      return ctx.reply.Error(InvalidExpire(name));
+    }
+    when *= 1000;
+  }
+  if (!absolute) {
+    const std::int64_t now = Now(ctx);
+    if ((when > 0 && when > INT64_MAX - now) || (when < 0 && when < INT64_MIN + now)) {
+      return ctx.reply.Error(InvalidExpire(name));
+    }
+    when += now;
+  }
+  bool applied = false;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    applied = false;
+    Result<TtlState> ttl = data.GetTtl(ctx.args[1]);
+    if (!ttl.ok()) return ttl.status();
+    if (ttl->kind == TtlState::Kind::kMissing) return Status::Ok();
+    const bool persistent = ttl->kind == TtlState::Kind::kNoExpiry;
+    // A key without expiry counts as an infinite TTL for GT and LT.
+    if ((nx && !persistent) || (xx && persistent) ||
+        (gt && (persistent || when <= ttl->expires_at_ms)) ||
+        (lt && !persistent && when >= ttl->expires_at_ms)) {
+      return Status::Ok();
+    }
+    applied = true;
+    if (when <= Now(ctx)) return data.Delete(ctx.args[1]).status();
+    return data.ExpireAt(ctx.args[1], when).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.Integer(applied ? 1 : 0);
+}
+void Expire(CommandContext& ctx) { ExpireGeneric(ctx, true, false, "expire"); }
+void PExpire(CommandContext& ctx) { ExpireGeneric(ctx, false, false, "pexpire"); }
+void ExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, true, true, "expireat"); }
+void PExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, false, true, "pexpireat"); }
+
+// TTL, PTTL, EXPIRETIME, PEXPIRETIME: -2 missing, -1 no expiry.
+void TtlGeneric(CommandContext& ctx, bool seconds, bool absolute) {
+  Result<TtlState> ttl = ctx.data.GetTtl(ctx.args[1]);
+  if (!ttl.ok()) return ReplyStatus(ctx.reply, ttl.status());
+  if (ttl->kind == TtlState::Kind::kMissing) return ctx.reply.Integer(-2);
+  if (ttl->kind == TtlState::Kind::kNoExpiry) return ctx.reply.Integer(-1);
+  if (absolute) return ctx.reply.Integer(seconds ? ttl->expires_at_ms / 1000 : ttl->expires_at_ms);
+  // Redis rounds the remaining seconds to the nearest.
+  ctx.reply.Integer(seconds ? (ttl->remaining_ms + 500) / 1000 : ttl->remaining_ms);
+}
+void Ttl(CommandContext& ctx) { TtlGeneric(ctx, true, false); }
+void PTtl(CommandContext& ctx) { TtlGeneric(ctx, false, false); }
+void ExpireTime(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
+void PExpireTime(CommandContext& ctx) { TtlGeneric(ctx, false, true); }
+
+void Persist(CommandContext& ctx) {
+  Result<bool> done = ctx.data.Persist(ctx.args[1]);
+  if (!done.ok()) return ReplyStatus(ctx.reply, done.status());
+  ctx.reply.Integer(*done ? 1 : 0);
+}
+
+// RENAME and RENAMENX: the value and its expiry move in one transaction.
+void RenameGeneric(CommandContext& ctx, bool only_if_absent) {
+  const std::string_view from = ctx.args[1], to = ctx.args[2];
+  enum class Outcome { kMoved, kNoSuchKey, kTargetExists } outcome = Outcome::kMoved;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> value = data.Get(from);
+    if (!value.ok()) return value.status();
+    if (!*value) {
+      outcome = Outcome::kNoSuchKey;
+      return Status::Ok();
+    }
+    Result<TtlState> ttl = data.GetTtl(from);
+    if (!ttl.ok()) return ttl.status();
+    if (only_if_absent) {
+      Result<TtlState> target = data.GetTtl(to);
+      if (!target.ok()) return target.status();
+      if (target->kind != TtlState::Kind::kMissing) {
+        outcome = Outcome::kTargetExists;
+        return Status::Ok();
+      }
+    }
+    outcome = Outcome::kMoved;
+    if (from == to) return Status::Ok();
+    SetOptions options;
+    if (ttl->kind == TtlState::Kind::kExpires) options.expiry = Expiry::At(ttl->expires_at_ms);
+    Result<SetResult> set = data.Set(to, **value, options);
+    if (!set.ok()) return set.status();
+    return data.Delete(from).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  if (outcome == Outcome::kNoSuchKey) return ctx.reply.Error("ERR no such key");
+  if (only_if_absent) return ctx.reply.Integer(outcome == Outcome::kMoved ? 1 : 0);
+  ctx.reply.Ok();
+}
+void Rename(CommandContext& ctx) { RenameGeneric(ctx, false); }
+void RenameNx(CommandContext& ctx) { RenameGeneric(ctx, true); }
+
+void Keys(CommandContext& ctx) {
+  std::vector<std::string> keys;
+  Status s = ScanKeyspace(ctx.data, "", std::nullopt, [&](const ScanEntry& e) {
+    if (GlobMatch(ctx.args[1], e.key, false)) keys.push_back(e.key);
+    return true;
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.ArrayHeader(keys.size());
+  for (const std::string& key : keys) ctx.reply.Bulk(key);
+}
+
+// SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]
+void Scan(CommandContext& ctx) {
+  const std::optional<std::int64_t> cursor_number = ParseInt64(ctx.args[1]);
+  std::string resume;
+  if (!cursor_number || *cursor_number < 0) return ctx.reply.Error("ERR invalid cursor");
+  if (*cursor_number != 0) {
+    std::optional<std::string> key =
+        ctx.server.scan_cursors().Get(static_cast<std::uint64_t>(*cursor_number));
+    if (!key) return ctx.reply.Error("ERR invalid cursor");
+    resume = std::move(*key);
+  }
+  std::optional<std::string_view> pattern, type;
+  std::int64_t count = 10;
+  for (std::size_t i = 2; i < ctx.args.size(); i += 2) {
+    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
+    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
+    if (EqualsIgnoreCase(option, "match")) {
+      pattern = value;
+    } else if (EqualsIgnoreCase(option, "count")) {
+      const std::optional<std::int64_t> n = ParseInt64(value);
+      if (!n) return ctx.reply.Error(kNotInteger);
+      if (*n < 1) return ctx.reply.Error(kSyntaxError);
+      count = *n;
+    } else if (EqualsIgnoreCase(option, "type")) {
+      type = value;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  ScanRequest request;
+  request.cursor = resume;
+  request.count = static_cast<std::size_t>(std::min<std::int64_t>(count, kMaxScanCount));
+  Result<ScanPage> page = ctx.data.Scan(request);
+  if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
+  const bool type_ok = !type || EqualsIgnoreCase(*type, "string");
+  std::vector<std::string_view> keys;
+  for (const ScanEntry& e : page->entries) {
+    if (type_ok && (!pattern || GlobMatch(*pattern, e.key, false))) keys.push_back(e.key);
+  }
+  const std::uint64_t next =
+      page->cursor.empty() ? 0 : ctx.server.scan_cursors().Put(std::move(page->cursor));
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(std::to_string(next));
+  ctx.reply.ArrayHeader(keys.size());
+  for (std::string_view key : keys) ctx.reply.Bulk(key);
+}
+
+void RandomKey(CommandContext& ctx) {
+  // Reservoir sampling over the keyspace: uniform, one pass, O(1) memory. O(n) where Redis is
+  // O(1) (see COMPATIBILITY.md).
+  std::optional<std::string> chosen;
+  std::uint64_t seen = 0;
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  Status s = ScanKeyspace(ctx.data, "", std::nullopt, [&](const ScanEntry& e) {
+    ++seen;
+    if (std::uniform_int_distribution<std::uint64_t>(0, seen - 1)(rng) == 0) chosen = e.key;
+    return true;
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  chosen ? ctx.reply.Bulk(*chosen) : ctx.reply.Null();
+}
+
+}  // namespace
+
+void RegisterKeyCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
+                 int step, CommandHandler handler, std::string_view summary,
+                 std::string_view since) {
+    table.Register({name, arity, flags, first, last, step, handler, "generic", summary, since});
+  };
+  const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast;
+  add("del", -2, kWrite, 1, -1, 1, Del, "Deletes one or more keys.", "1.0.0");
+  add("unlink", -2, kWrite | kFast, 1, -1, 1, Del, "Asynchronously deletes one or more keys.",
+      "4.0.0");
+  add("exists", -2, read, 1, -1, 1, Exists, "Determines whether one or more keys exist.", "1.0.0");
+  add("touch", -2, read, 1, -1, 1, Exists,
+      "Returns the number of existing keys out of those specified after updating the time they "
+      "were last accessed.",
+      "3.2.1");
+  add("type", 2, read, 1, 1, 1, Type, "Determines the type of value stored at a key.", "1.0.0");
+  add("expire", -3, fast_write, 1, 1, 1, Expire, "Sets the expiration time of a key in seconds.",
+      "1.0.0");
+  add("pexpire", -3, fast_write, 1, 1, 1, PExpire,
+      "Sets the expiration time of a key in milliseconds.", "2.6.0");
+  add("expireat", -3, fast_write, 1, 1, 1, ExpireAt,
+      "Sets the expiration time of a key to a Unix timestamp.", "1.2.0");
+  add("pexpireat", -3, fast_write, 1, 1, 1, PExpireAt,
+      "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0");
+  add("ttl", 2, read, 1, 1, 1, Ttl, "Returns the expiration time in seconds of a key.", "1.0.0");
+  add("pttl", 2, read, 1, 1, 1, PTtl, "Returns the expiration time in milliseconds of a key.",
+      "2.6.0");
+  add("expiretime", 2, read, 1, 1, 1, ExpireTime,
+      "Returns the expiration time of a key as a Unix timestamp.", "7.0.0");
+  add("pexpiretime", 2, read, 1, 1, 1, PExpireTime,
+      "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0");
+  add("persist", 2, fast_write, 1, 1, 1, Persist, "Removes the expiration time of a key.", "2.2.0");
+  add("rename", 3, kWrite, 1, 2, 1, Rename, "Renames a key and overwrites the destination.",
+      "1.0.0");
+  add("renamenx", 3, fast_write, 1, 2, 1, RenameNx,
+      "Renames a key only when the target key name doesn't exist.", "1.0.0");
+  add("keys", 2, kReadOnly, 0, 0, 0, Keys, "Returns all key names that match a pattern.", "1.0.0");
+  add("scan", -2, kReadOnly, 0, 0, 0, Scan, "Iterates over the key names in the database.",
+      "2.8.0");
+  add("randomkey", 1, kReadOnly, 0, 0, 0, RandomKey, "Returns a random key name from the database.",
+      "1.0.0");
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,304 @@
+// Server commands: INFO, CONFIG, DBSIZE, FLUSHDB, FLUSHALL, TIME, SHUTDOWN, WAIT, COMMAND.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/atomically.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/keyspace_scan.h"
+#include "commands/server_state.h"
+#include "config/server_config.h"
+#include "server_version.h"
+
+namespace cairn::server {
+namespace {
+
+Result<std::int64_t> CountKeys(Records& data) {
+  std::int64_t n = 0;
+  Status s = ScanKeyspace(data, "", std::nullopt, [&](const ScanEntry&) {
+    ++n;
+    return true;
+  });
+  if (!s.ok()) return s;
+  return n;
+}
+
+std::string InfoSection(ServerState& server, std::string_view name, Records& data) {
+  const ServerConfig config = server.config();
+  const std::int64_t now = server.clock().NowMs();
+  std::string out;
+  auto line = [&](std::string_view key, const std::string& value) {
+    out.append(key).append(":").append(value).append("\r\n");
+  };
+  if (name == "server") {
+    out += "# Server\r\n";
+    line("redis_version", std::string(kRedisVersion));
+    line("cairn_version", std::string(kCairnVersion));
+    line("redis_mode", "standalone");
+    line("os", "Linux");
+    line("arch_bits", std::to_string(sizeof(void*) * 8));
+    line("process_id", std::to_string(::getpid()));
+    line("tcp_port", std::to_string(server.tcp_port));
+    const std::int64_t up = (now - server.started_ms()) / 1000;
+    line("uptime_in_seconds", std::to_string(up));
+    line("uptime_in_days", std::to_string(up / 86400));
+    line("executable", "cairn-server");
+  } else if (name == "clients") {
+    out += "# Clients\r\n";
+    line("connected_clients", std::to_string(server.client_count()));
+    line("maxclients", std::to_string(config.maxclients));
+    line("blocked_clients", "0");
+  } else if (name == "memory") {
+    out += "# Memory\r\n";
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    const std::int64_t rss = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+    line("used_memory", std::to_string(rss));
+    line("used_memory_rss", std::to_string(rss));
+    line("maxmemory", "0");
+    line("maxmemory_policy", "noeviction");
+  } else if (name == "persistence") {
+    out += "# Persistence\r\n";
+    line("loading", "0");
+    line("aof_enabled", config.durability == Durability::kNone ? "0" : "1");
+    line("cairn_durability", std::string(DurabilityName(config.durability)));
+    line("cairn_dir", config.dir);
+  } else if (name == "stats") {
+    out += "# Stats\r\n";
+    line("total_connections_received", std::to_string(server.connections_received.load()));
+    line("total_commands_processed", std::to_string(server.commands_processed.load()));
+    line("total_net_input_bytes", std::to_string(server.net_input_bytes.load()));
+    line("total_net_output_bytes", std::to_string(server.net_output_bytes.load()));
+    line("rejected_connections", std::to_string(server.connections_rejected.load()));
+  } else if (name == "replication") {
+    out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
+  } else if (name == "keyspace") {
+    out += "# Keyspace\r\n";
+    Result<std::int64_t> keys = CountKeys(data);
+    if (keys.ok() && *keys > 0)
+      line("db0", "keys=" + std::to_string(*keys) + ",expires=0,avg_ttl=0");
+  }
+  return out;
+}
+
+void Info(CommandContext& ctx) {
+  static constexpr std::string_view kDefault[] = {"server", "clients",     "memory",  "persistence",
+                                                  "stats",  "replication", "keyspace"};
+  std::vector<std::string> wanted;
+  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+    const std::string section = ToLower(ctx.args[i]);
+    if (section == "all" || section == "default" || section == "everything") {
+      wanted.assign(std::begin(kDefault), std::end(kDefault));
+    } else {
+      wanted.push_back(section);
+    }
+  }
+  if (ctx.args.size() == 1) wanted.assign(std::begin(kDefault), std::end(kDefault));
+  std::string out;
+  for (const std::string& section : wanted) {
+    const std::string text = InfoSection(ctx.server, section, ctx.data);
+    if (text.empty()) continue;
+    if (!out.empty()) out += "\r\n";
+    out += text;
+  }
+  ctx.reply.Verbatim("txt", out);
+}
+
+void Config(CommandContext& ctx) {
+  const std::string sub = ToLower(ctx.args[1]);
+  if (sub == "get") {
+    if (ctx.args.size() < 3) return ctx.reply.Error(WrongArity("config|get"));
+    std::vector<std::pair<std::string, std::string>> pairs;
+    const ServerConfig config = ctx.server.config();
+    for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+      for (auto& pair : GetParameters(ctx.args[i], config)) {
+        bool seen = false;
+        for (const auto& p : pairs) seen = seen || p.first == pair.first;
+        if (!seen) pairs.push_back(std::move(pair));
+      }
+    }
+    ctx.reply.MapHeader(pairs.size());
+    for (const auto& [name, value] : pairs) {
+      ctx.reply.Bulk(name);
+      ctx.reply.Bulk(value);
+    }
+  } else if (sub == "set") {
+    if (ctx.args.size() < 4 || ctx.args.size() % 2 != 0) {
+      return ctx.reply.Error(WrongArity("config|set"));
+    }
+    // All or nothing: apply to a copy, then publish it.
+    Status s = ctx.server.UpdateConfig([&](ServerConfig& live) {
+      ServerConfig next = live;
+      for (std::size_t i = 2; i + 1 < ctx.args.size(); i += 2) {
+        Status one = SetParameter(ctx.args[i], ctx.args[i + 1], /*runtime=*/true, &next);
+        if (!one.ok()) return one;
+      }
+      live = std::move(next);
+      return Status::Ok();
+    });
+    if (!s.ok()) return ctx.reply.Error("ERR " + std::string(s.message()));
+    ctx.reply.Ok();
+  } else if (sub == "resetstat") {
+    if (ctx.args.size() != 2) return ctx.reply.Error(WrongArity("config|resetstat"));
+    ctx.server.commands_processed.store(0);
+    ctx.server.connections_received.store(0);
+    ctx.server.connections_rejected.store(0);
+    ctx.server.net_input_bytes.store(0);
+    ctx.server.net_output_bytes.store(0);
+    ctx.reply.Ok();
+  } else if (sub == "rewrite") {
+    ctx.reply.Error("ERR The server is running without a config file");
+  } else {
+    ctx.reply.Error("ERR unknown subcommand '" + std::string(ctx.args[1]) + "'. Try CONFIG HELP.");
+  }
+}
+
+void DbSize(CommandContext& ctx) {
+  Result<std::int64_t> n = CountKeys(ctx.data);
+  if (!n.ok()) return ReplyStatus(ctx.reply, n.status());
+  ctx.reply.Integer(*n);
+}
+
+// FLUSHDB and FLUSHALL [ASYNC | SYNC]: deletes every key, in transactions of 1,000 keys (not
+// atomic as a whole outside EXEC; see COMPATIBILITY.md).
+void Flush(CommandContext& ctx) {
+  if (ctx.args.size() > 2 || (ctx.args.size() == 2 && !EqualsIgnoreCase(ctx.args[1], "async") &&
+                              !EqualsIgnoreCase(ctx.args[1], "sync"))) {
+    return ctx.reply.Error(kSyntaxError);
+  }
+  ctx.server.watches().TouchAll();
+  while (true) {
+    std::size_t deleted = 0;
+    Status s = Atomically(ctx, [&](Records& data) -> Status {
+      std::vector<std::string> keys;
+      Status scan = ScanKeyspace(data, "", 1000, [&](const ScanEntry& e) {
+        keys.push_back(e.key);
+        return true;
+      });
+      if (!scan.ok()) return scan;
+      deleted = keys.size();
+      for (const std::string& key : keys) {
+        Result<bool> d = data.Delete(key);
+        if (!d.ok()) return d.status();
+      }
+      return Status::Ok();
+    });
+    if (!s.ok()) return ReplyStatus(ctx.reply, s);
+    if (deleted < 1000) break;
+  }
+  ctx.reply.Ok();
+}
+
+void Time(CommandContext& ctx) {
+  const std::int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(std::to_string(now_us / 1'000'000));
+  ctx.reply.Bulk(std::to_string(now_us % 1'000'000));
+}
+
+void Shutdown(CommandContext& ctx) {
+  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+    const std::string_view w = ctx.args[i];
+    if (!EqualsIgnoreCase(w, "nosave") && !EqualsIgnoreCase(w, "save") &&
+        !EqualsIgnoreCase(w, "now") && !EqualsIgnoreCase(w, "force") &&
+        !EqualsIgnoreCase(w, "abort")) {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  // Redis closes the connection without a reply when the shutdown goes ahead.
+  ctx.session.close_after_reply = true;
+  if (ctx.server.request_shutdown) ctx.server.request_shutdown();
+}
+
+void Wait(CommandContext& ctx) {
+  const std::optional<std::int64_t> replicas = ParseInt64(ctx.args[1]);
+  const std::optional<std::int64_t> timeout = ParseInt64(ctx.args[2]);
+  if (!replicas || !timeout) return ctx.reply.Error(kNotInteger);
+  if (*timeout < 0) return ctx.reply.Error("ERR timeout is negative");
+  ctx.reply.Integer(0);  // No replicas: nothing to wait for.
+}
+
+}  // namespace
+
+void CommandInfo(resp::ReplyWriter& reply, const CommandSpec& spec);
+void CommandDocs(resp::ReplyWriter& reply, const CommandSpec& spec);
+
+namespace {
+
+void Command(CommandContext& ctx) {
+  const CommandTable& table = ctx.server.table();
+  if (ctx.args.size() == 1) {
+    ctx.reply.ArrayHeader(table.all().size());
+    for (const CommandSpec& spec : table.all()) CommandInfo(ctx.reply, spec);
+    return;
+  }
+  const std::string sub = ToLower(ctx.args[1]);
+  if (sub == "count" && ctx.args.size() == 2) {
+    ctx.reply.Integer(static_cast<std::int64_t>(table.all().size()));
+  } else if (sub == "info") {
+    if (ctx.args.size() == 2) {
+      ctx.reply.ArrayHeader(table.all().size());
+      for (const CommandSpec& spec : table.all()) CommandInfo(ctx.reply, spec);
+      return;
+    }
+    ctx.reply.ArrayHeader(ctx.args.size() - 2);
+    for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+      const CommandSpec* spec = table.Find(ctx.args[i]);
+      spec ? CommandInfo(ctx.reply, *spec) : ctx.reply.NullArray();
+    }
+  } else if (sub == "docs") {
+    std::vector<const CommandSpec*> specs;
+    if (ctx.args.size() == 2) {
+      for (const CommandSpec& spec : table.all()) specs.push_back(&spec);
+    } else {
+      for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+        if (const CommandSpec* spec = table.Find(ctx.args[i])) specs.push_back(spec);
+      }
+    }
+    ctx.reply.MapHeader(specs.size());
+    for (const CommandSpec* spec : specs) {
+      ctx.reply.Bulk(spec->name);
+      CommandDocs(ctx.reply, *spec);
+    }
+  } else if (sub == "list" && ctx.args.size() == 2) {
+    ctx.reply.ArrayHeader(table.all().size());
+    for (const CommandSpec& spec : table.all()) ctx.reply.Bulk(spec.name);
+  } else {
+    ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                    std::string(ctx.args[1]) + "'. Try COMMAND HELP.");
+  }
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
+                 std::string_view summary, std::string_view since) {
+    table.Register({name, arity, flags, 0, 0, 0, handler, "server", summary, since});
+  };
+  add("info", -1, kLoading | kStale, Info, "Returns information and statistics about the server.",
+      "1.0.0");
+  add("config", -2, kAdmin | kNoScript | kLoading | kStale, Config,
+      "A container for server configuration commands.", "2.0.0");
+  add("dbsize", 1, kReadOnly | kFast, DbSize, "Returns the number of keys in the database.",
+      "1.0.0");
+  add("flushdb", -1, kWrite, Flush, "Remove all keys from the current database.", "1.0.0");
+  add("flushall", -1, kWrite, Flush, "Removes all keys from all databases.", "1.0.0");
+  add("time", 1, kLoading | kStale | kFast, Time, "Returns the server time.", "2.6.0");
+  add("shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti, Shutdown,
+      "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0");
+  add("wait", 3, kNoScript, Wait,
+      "Blocks until the asynchronous replication of all preceding write commands sent by the "
+      "connection is completed.",
+      "3.0.0");
+  add("command", -1, kLoading | kStale, Command, "Returns detailed information about all commands.",
+      "2.8.13");
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,54 @@
+#include "commands/server_state.h"
+
+namespace cairn::server {
+
+bool ServerState::CheckPassword(std::string_view password) const {
+  std::string expected;
+  {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    expected = config_.requirepass;
+  }
+  if (expected.empty()) return false;
+  // Time depends on the lengths only, never on where the first difference is.
+  unsigned char diff = expected.size() == password.size() ? 0 : 1;
+  const std::size_t n = std::max(expected.size(), password.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto a = static_cast<unsigned char>(i < expected.size() ? expected[i] : 0);
+    const auto b = static_cast<unsigned char>(i < password.size() ? password[i] : 0);
+    diff |= static_cast<unsigned char>(a ^ b);
+  }
+  return diff == 0;
+}
+
+void ServerState::AddClient(Session* session, std::function<void()> close) {
+  std::lock_guard<std::mutex> lock(clients_mu_);
+  clients_[session->id()] = ClientEntry{session, std::move(close)};
+  client_count_.store(clients_.size());
+}
+
+void ServerState::RemoveClient(std::uint64_t id) {
+  std::lock_guard<std::mutex> lock(clients_mu_);
+  clients_.erase(id);
+  client_count_.store(clients_.size());
+}
+
+std::vector<Session*> ServerState::ClientsLocked() const {
+  std::vector<Session*> out;
+  out.reserve(clients_.size());
+  for (const auto& [id, entry] : clients_) out.push_back(entry.session);
+  return out;
+}
+
+std::size_t ServerState::KillClients(const std::function<bool(const Session&)>& pick) {
+  std::lock_guard<std::mutex> lock(clients_mu_);
+  std::size_t killed = 0;
+  for (auto& [id, entry] : clients_) {
+    if (!pick(*entry.session)) continue;
+    entry.session->kill_requested.store(true);
+    entry.close();
+    ++killed;
+  }
+  return killed;
+}
+
+}  // namespace cairn::server

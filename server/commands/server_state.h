@@ -1,0 +1,116 @@
+// What every connection of one cairn-server shares: the store, the command table, the live
+// configuration (CONFIG SET changes part of it), the connected clients (CLIENT LIST, KILL),
+// the watched keys and the counters INFO reports. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cairn/clock.h"
+#include "cairn/store.h"
+#include "commands/command_table.h"
+#include "commands/scan_cursors.h"
+#include "commands/session.h"
+#include "commands/watch_registry.h"
+#include "config/server_config.h"
+
+namespace cairn::server {
+
+class ServerState {
+ public:
+  ServerState(Store& store, const CommandTable& table, ServerConfig config,
+              std::shared_ptr<const Clock> clock)
+      : store_(store),
+        table_(table),
+        config_(std::move(config)),
+        clock_(std::move(clock)),
+        started_ms_(clock_->NowMs()) {
+    PublishHotSettings();
+  }
+
+  Store& store() { return store_; }
+  const CommandTable& table() const { return table_; }
+  const Clock& clock() const { return *clock_; }
+  std::int64_t started_ms() const { return started_ms_; }
+  WatchRegistry& watches() { return watches_; }
+  ScanCursors& scan_cursors() { return scan_cursors_; }
+
+  ServerConfig config() const {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    return config_;
+  }
+  // Applies fn to the live configuration under its lock.
+  template <typename Fn>
+  auto UpdateConfig(Fn&& fn) {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    auto result = fn(config_);
+    PublishHotSettings();
+    return result;
+  }
+  // Settings read on every request, without copying the configuration or taking its lock.
+  bool RequiresAuth() const { return requires_auth_.load(std::memory_order_relaxed); }
+  std::size_t proto_max_bulk_len() const { return max_bulk_.load(std::memory_order_relaxed); }
+  std::int64_t idle_timeout_s() const { return timeout_s_.load(std::memory_order_relaxed); }
+  std::size_t maxclients() const { return maxclients_.load(std::memory_order_relaxed); }
+  // Constant-time comparison with requirepass; false when none is set.
+  bool CheckPassword(std::string_view password) const;
+
+  // ---- Clients ----
+  struct ClientEntry {
+    Session* session;
+    std::function<void()> close;  // Closes the connection from any thread.
+  };
+  void AddClient(Session* session, std::function<void()> close);
+  void RemoveClient(std::uint64_t id);
+  std::vector<Session*> ClientsLocked() const;  // REQUIRES: clients_mu() held.
+  std::mutex& clients_mu() const { return clients_mu_; }
+  // Closes the clients `pick` selects (under the clients lock); returns how many.
+  std::size_t KillClients(const std::function<bool(const Session&)>& pick);
+  std::size_t client_count() const { return client_count_.load(); }
+  std::uint64_t NextClientId() { return next_client_id_.fetch_add(1) + 1; }
+
+  // ---- Counters for INFO ----
+  std::atomic<std::uint64_t> connections_received{0};
+  std::atomic<std::uint64_t> connections_rejected{0};
+  std::atomic<std::uint64_t> commands_processed{0};
+  std::atomic<std::uint64_t> net_input_bytes{0};
+  std::atomic<std::uint64_t> net_output_bytes{0};
+  int tcp_port = 0;  // The port actually bound (set once before serving).
+
+  // SHUTDOWN: set by the server before serving; stops accepting and closes the store.
+  std::function<void()> request_shutdown;
+
+ private:
+  // REQUIRES: config_mu_ held, or the constructor.
+  void PublishHotSettings() {
+    requires_auth_.store(!config_.requirepass.empty());
+    max_bulk_.store(config_.proto_max_bulk_len);
+    timeout_s_.store(config_.timeout_s);
+    maxclients_.store(static_cast<std::size_t>(config_.maxclients));
+  }
+
+  Store& store_;
+  const CommandTable& table_;
+  mutable std::mutex config_mu_;
+  ServerConfig config_;
+  std::atomic<bool> requires_auth_{false};
+  std::atomic<std::size_t> max_bulk_{0};
+  std::atomic<std::int64_t> timeout_s_{0};
+  std::atomic<std::size_t> maxclients_{0};
+  std::shared_ptr<const Clock> clock_;
+  const std::int64_t started_ms_;
+  WatchRegistry watches_;
+  ScanCursors scan_cursors_;
+
+  mutable std::mutex clients_mu_;
+  std::map<std::uint64_t, ClientEntry> clients_;  // By id: CLIENT LIST's order.
+  std::atomic<std::size_t> client_count_{0};
+  std::atomic<std::uint64_t> next_client_id_{0};
+};
+
+}  // namespace cairn::server

@@ -1,0 +1,89 @@
+// One client connection's state as the commands see it: identity (id, name, library),
+// protocol version, authentication, the MULTI queue and the watched keys. Owned by the
+// connection; used by one thread at a time (the connection's), except the fields marked
+// atomic, which CLIENT KILL and CLIENT LIST on other connections read or set.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cairn::server {
+
+struct WatchedKey {
+  std::string key;
+  std::uint64_t version = 0;       // The key's write version when WATCH ran (watch_registry.h).
+  std::int64_t expires_at_ms = 0;  // Its expiry then (0: none or absent): expiry is a change.
+};
+
+class Session {
+ public:
+  Session(std::uint64_t id, std::string peer, std::string local, std::int64_t now_ms)
+      : id_(id), peer_(std::move(peer)), local_(std::move(local)), created_ms_(now_ms) {
+    last_command_ms_.store(now_ms);
+  }
+
+  std::uint64_t id() const { return id_; }
+  const std::string& peer() const { return peer_; }
+  const std::string& local() const { return local_; }
+  std::int64_t created_ms() const { return created_ms_; }
+
+  int protocol = 2;
+  bool authenticated = false;
+  bool close_after_reply = false;  // QUIT, or a protocol error.
+
+  // MULTI: the queued commands (copied: the read buffer they came from moves on).
+  bool in_multi = false;
+  bool multi_failed = false;  // A command failed to queue: EXEC answers EXECABORT.
+  std::vector<std::vector<std::string>> queued;
+  std::vector<WatchedKey> watched;
+
+  // Read by CLIENT LIST/INFO from any connection, written by this one.
+  std::string name() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return name_;
+  }
+  void set_name(std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    name_ = std::move(name);
+  }
+  std::string lib_name() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lib_name_;
+  }
+  std::string lib_version() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lib_version_;
+  }
+  void set_lib(std::string name, std::string version) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!name.empty()) lib_name_ = std::move(name);
+    if (!version.empty()) lib_version_ = std::move(version);
+  }
+  std::string last_command() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_command_;
+  }
+  void set_last_command(std::string_view name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_command_.assign(name);
+  }
+
+  std::atomic<std::int64_t> last_command_ms_{0};
+  std::atomic<bool> kill_requested{false};  // CLIENT KILL from another connection.
+
+ private:
+  const std::uint64_t id_;
+  const std::string peer_;
+  const std::string local_;
+  const std::int64_t created_ms_;
+  mutable std::mutex mu_;
+  std::string name_;
+  std::string lib_name_;
+  std::string lib_version_;
+  std::string last_command_;
+};
+
+}  // namespace cairn::server

@@ -1,0 +1,364 @@
+// String commands: GET, SET and its variants, GETDEL, GETEX, GETSET, MGET, MSET, MSETNX, the
+// INCR family, INCRBYFLOAT, APPEND, STRLEN, GETRANGE, SETRANGE.
+#include <cmath>
+#include <string>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/atomically.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/expiry_args.h"
+#include "commands/server_state.h"
+
+namespace cairn::server {
+namespace {
+
+// Redis's largest string (proto-max-bulk-len's default): SETRANGE and APPEND may not pass it.
+constexpr std::int64_t kMaxStringBytes = 512ll * 1024 * 1024;
+
+std::int64_t Now(CommandContext& ctx) { return ctx.server.clock().NowMs(); }
+
+void ReplyOptional(resp::ReplyWriter& reply, const std::optional<std::string>& value) {
+  value ? reply.Bulk(*value) : reply.Null();
+}
+
+void Get(CommandContext& ctx) {
+  Result<std::optional<std::string>> value = ctx.data.Get(ctx.args[1]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  ReplyOptional(ctx.reply, *value);
+}
+
+// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT t | PXAT t | KEEPTTL]
+void Set(CommandContext& ctx) {
+  SetOptions options;
+  bool get = false, has_expiry = false;
+  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
+    const std::string_view word = ctx.args[i];
+    if (EqualsIgnoreCase(word, "nx") && options.condition != SetCondition::kIfPresent) {
+      options.condition = SetCondition::kIfAbsent;
+    } else if (EqualsIgnoreCase(word, "xx") && options.condition != SetCondition::kIfAbsent) {
+      options.condition = SetCondition::kIfPresent;
+    } else if (EqualsIgnoreCase(word, "get")) {
+      get = true;
+    } else if (EqualsIgnoreCase(word, "keepttl") && !has_expiry) {
+      options.expiry = Expiry::Keep();
+      has_expiry = true;
+    } else if (const auto unit = ExpiryOption(word);
+               unit && !has_expiry && i + 1 < ctx.args.size()) {
+      std::string error;
+      std::optional<Expiry> expiry = ParseExpiry(ctx.args[++i], *unit, "set", Now(ctx), &error);
+      if (!expiry) return ctx.reply.Error(error);
+      options.expiry = *expiry;
+      has_expiry = true;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  options.return_old = get;
+  Result<SetResult> result = ctx.data.Set(ctx.args[1], ctx.args[2], options);
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  if (get) return ReplyOptional(ctx.reply, result->old_value);
+  result->applied ? ctx.reply.Ok() : ctx.reply.Null();
+}
+
+void SetNx(CommandContext& ctx) {
+  Result<SetResult> result =
+      ctx.data.Set(ctx.args[1], ctx.args[2], {.condition = SetCondition::kIfAbsent});
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  ctx.reply.Integer(result->applied ? 1 : 0);
+}
+
+void SetWithExpiry(CommandContext& ctx, ExpiryUnit unit, std::string_view name) {
+  std::string error;
+  std::optional<Expiry> expiry = ParseExpiry(ctx.args[2], unit, name, Now(ctx), &error);
+  if (!expiry) return ctx.reply.Error(error);
+  Result<SetResult> result = ctx.data.Set(ctx.args[1], ctx.args[3], {.expiry = *expiry});
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  ctx.reply.Ok();
+}
+void SetEx(CommandContext& ctx) { SetWithExpiry(ctx, ExpiryUnit::kSeconds, "setex"); }
+void PSetEx(CommandContext& ctx) { SetWithExpiry(ctx, ExpiryUnit::kMilliseconds, "psetex"); }
+
+void GetSet(CommandContext& ctx) {
+  Result<SetResult> result = ctx.data.Set(ctx.args[1], ctx.args[2], {.return_old = true});
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  ReplyOptional(ctx.reply, result->old_value);
+}
+
+void GetDel(CommandContext& ctx) {
+  std::optional<std::string> value;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
+    if (!got.ok()) return got.status();
+    value = std::move(*got);
+    if (value) {
+      Result<bool> deleted = data.Delete(ctx.args[1]);
+      if (!deleted.ok()) return deleted.status();
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ReplyOptional(ctx.reply, value);
+}
+
+// GETEX key [EX s | PX ms | EXAT t | PXAT t | PERSIST]
+void GetEx(CommandContext& ctx) {
+  std::optional<Expiry> expiry;
+  bool persist = false;
+  for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+    const std::string_view word = ctx.args[i];
+    const bool first = !expiry && !persist;
+    if (EqualsIgnoreCase(word, "persist") && first) {
+      persist = true;
+    } else if (const auto unit = ExpiryOption(word); unit && first && i + 1 < ctx.args.size()) {
+      std::string error;
+      expiry = ParseExpiry(ctx.args[++i], *unit, "getex", Now(ctx), &error);
+      if (!expiry) return ctx.reply.Error(error);
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  std::optional<std::string> value;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
+    if (!got.ok()) return got.status();
+    value = std::move(*got);
+    if (!value) return Status::Ok();
+    if (persist) return data.Persist(ctx.args[1]).status();
+    if (expiry) return data.ExpireAt(ctx.args[1], expiry->ms()).status();
+    return Status::Ok();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ReplyOptional(ctx.reply, value);
+}
+
+void MGet(CommandContext& ctx) {
+  std::vector<std::optional<std::string>> values;
+  values.reserve(ctx.args.size() - 1);
+  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+    Result<std::optional<std::string>> value = ctx.data.Get(ctx.args[i]);
+    if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+    values.push_back(std::move(*value));
+  }
+  ctx.reply.ArrayHeader(values.size());
+  for (const auto& value : values) ReplyOptional(ctx.reply, value);
+}
+
+// MSET and MSETNX: all pairs in one transaction; MSETNX writes none if any key exists.
+void MultiSet(CommandContext& ctx, bool only_if_none_exist) {
+  if (ctx.args.size() % 2 == 0) return ctx.reply.Error(WrongArity(ToLower(ctx.args[0])));
+  bool written = false;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    written = false;
+    if (only_if_none_exist) {
+      for (std::size_t i = 1; i < ctx.args.size(); i += 2) {
+        Result<std::optional<std::string>> got = data.Get(ctx.args[i]);
+        if (!got.ok()) return got.status();
+        if (*got) return Status::Ok();
+      }
+    }
+    for (std::size_t i = 1; i < ctx.args.size(); i += 2) {
+      Result<SetResult> set = data.Set(ctx.args[i], ctx.args[i + 1]);
+      if (!set.ok()) return set.status();
+    }
+    written = true;
+    return Status::Ok();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  only_if_none_exist ? ctx.reply.Integer(written ? 1 : 0) : ctx.reply.Ok();
+}
+void MSet(CommandContext& ctx) { MultiSet(ctx, false); }
+void MSetNx(CommandContext& ctx) { MultiSet(ctx, true); }
+
+void IncrementBy(CommandContext& ctx, std::int64_t delta) {
+  Result<std::int64_t> value = ctx.data.IncrBy(ctx.args[1], delta);
+  if (!value.ok()) {
+    if (value.status().code() == StatusCode::kInvalidArgument) return ctx.reply.Error(kNotInteger);
+    return ReplyStatus(ctx.reply, value.status());
+  }
+  ctx.reply.Integer(*value);
+}
+void Incr(CommandContext& ctx) { IncrementBy(ctx, 1); }
+void Decr(CommandContext& ctx) { IncrementBy(ctx, -1); }
+void IncrBy(CommandContext& ctx) {
+  const std::optional<std::int64_t> delta = ParseInt64(ctx.args[2]);
+  if (!delta) return ctx.reply.Error(kNotInteger);
+  IncrementBy(ctx, *delta);
+}
+void DecrBy(CommandContext& ctx) {
+  const std::optional<std::int64_t> delta = ParseInt64(ctx.args[2]);
+  if (!delta) return ctx.reply.Error(kNotInteger);
+  if (*delta == INT64_MIN) return ctx.reply.Error("ERR decrement would overflow");
+  IncrementBy(ctx, -*delta);
+}
+
+void IncrByFloat(CommandContext& ctx) {
+  const std::optional<long double> delta = ParseLongDouble(ctx.args[2]);
+  if (!delta) return ctx.reply.Error(kNotFloat);
+  std::string formatted;
+  std::string error;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    error.clear();
+    Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
+    if (!got.ok()) return got.status();
+    long double current = 0;
+    if (*got) {
+      const std::optional<long double> parsed = ParseLongDouble(**got);
+      if (!parsed) {
+        error = kNotFloat;
+        return Status::Ok();
+      }
+      current = *parsed;
+    }
+    const long double next = current + *delta;
+    if (std::isnan(next) || std::isinf(next)) {
+      error = "ERR increment would produce NaN or Infinity";
+      return Status::Ok();
+    }
+    formatted = FormatLongDouble(next);
+    return data.Set(ctx.args[1], formatted, {.expiry = Expiry::Keep()}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Bulk(formatted);
+}
+
+void Append(CommandContext& ctx) {
+  std::size_t length = 0;
+  bool too_big = false;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
+    if (!got.ok()) return got.status();
+    std::string value = got->value_or("");
+    too_big = static_cast<std::int64_t>(value.size() + ctx.args[2].size()) > kMaxStringBytes;
+    if (too_big) return Status::Ok();
+    value.append(ctx.args[2]);
+    length = value.size();
+    return data.Set(ctx.args[1], value, {.expiry = Expiry::Keep()}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  if (too_big)
+    return ctx.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  ctx.reply.Integer(static_cast<std::int64_t>(length));
+}
+
+void StrLen(CommandContext& ctx) {
+  Result<std::optional<std::string>> value = ctx.data.Get(ctx.args[1]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  ctx.reply.Integer(*value ? static_cast<std::int64_t>((*value)->size()) : 0);
+}
+
+void GetRange(CommandContext& ctx) {
+  const std::optional<std::int64_t> start_arg = ParseInt64(ctx.args[2]);
+  const std::optional<std::int64_t> end_arg = ParseInt64(ctx.args[3]);
+  if (!start_arg || !end_arg) return ctx.reply.Error(kNotInteger);
+  Result<std::optional<std::string>> value = ctx.data.Get(ctx.args[1]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  const std::string s = value->value_or("");
+  std::int64_t start = *start_arg, end = *end_arg;
+  const auto len = static_cast<std::int64_t>(s.size());
+  // Redis: an empty range when both ends are negative and start > end.
+  if (start < 0 && end < 0 && start > end) return ctx.reply.Bulk("");
+  if (start < 0) start = std::max<std::int64_t>(len + start, 0);
+  if (end < 0) end = std::max<std::int64_t>(len + end, 0);
+  if (end >= len) end = len - 1;
+  if (len == 0 || start > end) return ctx.reply.Bulk("");
+  ctx.reply.Bulk(std::string_view(s).substr(static_cast<std::size_t>(start),
+                                            static_cast<std::size_t>(end - start + 1)));
+}
+
+void SetRange(CommandContext& ctx) {
+  const std::optional<std::int64_t> offset = ParseInt64(ctx.args[2]);
+  if (!offset) return ctx.reply.Error(kNotInteger);
+  if (*offset < 0) return ctx.reply.Error("ERR offset is out of range");
+  const std::string_view patch = ctx.args[3];
+  if (!patch.empty() && *offset + static_cast<std::int64_t>(patch.size()) > kMaxStringBytes) {
+    return ctx.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  std::size_t length = 0;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
+    if (!got.ok()) return got.status();
+    std::string value = got->value_or("");
+    if (patch.empty()) {  // Nothing to write: Redis neither creates nor pads the key.
+      length = value.size();
+      return Status::Ok();
+    }
+    const auto at = static_cast<std::size_t>(*offset);
+    if (value.size() < at + patch.size()) value.resize(at + patch.size(), '\0');
+    value.replace(at, patch.size(), patch);
+    length = value.size();
+    return data.Set(ctx.args[1], value, {.expiry = Expiry::Keep()}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.Integer(static_cast<std::int64_t>(length));
+}
+
+}  // namespace
+
+void RegisterStringCommands(CommandTable& table) {
+  const std::uint32_t read = kReadOnly | kFast, write = kWrite, fast_write = kWrite | kFast;
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
+                 int step, CommandHandler handler, std::string_view summary,
+                 std::string_view since) {
+    table.Register({name, arity, flags, first, last, step, handler, "string", summary, since});
+  };
+  add("get", 2, read, 1, 1, 1, Get, "Returns the string value of a key.", "1.0.0");
+  add("set", -3, write, 1, 1, 1, Set,
+      "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+      "1.0.0");
+  add("setnx", 3, fast_write, 1, 1, 1, SetNx,
+      "Set the string value of a key only when the key doesn't exist.", "1.0.0");
+  add("setex", 4, write, 1, 1, 1, SetEx,
+      "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+      "2.0.0");
+  add("psetex", 4, write, 1, 1, 1, PSetEx,
+      "Sets both string value and expiration time in milliseconds of a key. The key is created if "
+      "it doesn't exist.",
+      "2.6.0");
+  add("getset", 3, fast_write, 1, 1, 1, GetSet,
+      "Returns the previous string value of a key after setting it to a new value.", "1.0.0");
+  add("getdel", 2, fast_write, 1, 1, 1, GetDel,
+      "Returns the string value of a key after deleting the key.", "6.2.0");
+  add("getex", -2, fast_write, 1, 1, 1, GetEx,
+      "Returns the string value of a key after setting its expiration time.", "6.2.0");
+  add("mget", -2, read, 1, -1, 1, MGet, "Atomically returns the string values of one or more keys.",
+      "1.0.0");
+  add("mset", -3, write, 1, -1, 2, MSet,
+      "Atomically creates or modifies the string values of one or more keys.", "1.0.1");
+  add("msetnx", -3, write, 1, -1, 2, MSetNx,
+      "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+      "1.0.1");
+  add("incr", 2, fast_write, 1, 1, 1, Incr,
+      "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+      "exist.",
+      "1.0.0");
+  add("decr", 2, fast_write, 1, 1, 1, Decr,
+      "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+      "exist.",
+      "1.0.0");
+  add("incrby", 3, fast_write, 1, 1, 1, IncrBy,
+      "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
+      "doesn't exist.",
+      "1.0.0");
+  add("decrby", 3, fast_write, 1, 1, 1, DecrBy,
+      "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
+      "doesn't exist.",
+      "1.0.0");
+  add("incrbyfloat", 3, fast_write, 1, 1, 1, IncrByFloat,
+      "Increment the floating point value of a key by a number. Uses 0 as initial value if the key "
+      "doesn't exist.",
+      "2.6.0");
+  add("append", 3, fast_write, 1, 1, 1, Append,
+      "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0");
+  add("strlen", 2, read, 1, 1, 1, StrLen, "Returns the length of a string value.", "2.2.0");
+  add("getrange", 4, kReadOnly, 1, 1, 1, GetRange,
+      "Returns a substring of the string stored at a key.", "2.4.0");
+  add("setrange", 4, write, 1, 1, 1, SetRange,
+      "Overwrites a part of a string value with another by an offset. Creates the key if it "
+      "doesn't exist.",
+      "2.2.0");
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,94 @@
+// cairn-server's configuration, read the way redis-server reads its own: an optional config
+// file as the first argument (Redis-style "name value" lines) and "--name value" flags that
+// override it. Each parameter is declared once in a table (name, default, parser, whether
+// CONFIG SET may change it at run time) that the file, the flags, CONFIG GET and CONFIG SET
+// all use. Bad input names the parameter and the value. Thread-compatible.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cairn/options.h"
+#include "cairn/result.h"
+
+namespace cairn::server {
+
+struct ServerConfig {
+  std::string bind = "127.0.0.1";  // One or more addresses, space-separated (Redis `bind`).
+  int port = 6379;                 // 0: listen on a free port and print it (see main.cc).
+  std::string dir = "./cairn-data";
+  Durability durability = Durability::kEverySec;  // `appendfsync` is accepted as an alias.
+  std::string requirepass;                        // Empty: no password.
+  int threads = 0;                                // io threads; 0: chosen from the core count.
+  int maxclients = 10000;
+  std::int64_t timeout_s = 0;  // Idle seconds before a client is closed; 0: never.
+  std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
+  bool protected_mode = true;  // Refuse a non-loopback bind without requirepass.
+  std::string logfile;         // Empty: stderr.
+};
+
+// The addresses of config.bind, in order (it holds them separated by single spaces).
+std::vector<std::string> BindAddresses(const ServerConfig& config);
+
+enum class LaunchAction { kRun, kHelp, kVersion };
+
+struct Launch {
+  LaunchAction action = LaunchAction::kRun;
+  ServerConfig config;
+};
+
+// Parses argv (argv[0] is the program): `[config-file] [--name value ...]`, `--help`, `-h`,
+// `--version`, `-v`. The config file, if any, is argv[1] and does not start with '-'; it is
+// applied first, then the flags in order. A flag takes exactly one value, except --bind, which
+// takes every following argument up to the next "--" one. --help or --version anywhere (or -h,
+// -v as argv[1]) wins over everything else, and no file is read then.
+// kInvalidArgument names the bad option (and, in a file, the file and line); kIOError when the
+// config file cannot be read.
+Result<Launch> ParseLaunch(const std::vector<std::string>& argv);
+
+// Parses config-file text ("name value" lines, # comments, Redis quoting) onto config.
+// source_name (usually the path) appears in error messages with the line number. Stops at the
+// first bad line; lines before it have been applied.
+Status ApplyConfigText(std::string_view text, std::string_view source_name, ServerConfig* config);
+
+// One parameter by name (case-insensitive), as CONFIG SET would: kInvalidArgument with Redis's
+// wording for an unknown name or a bad value; kFailedPrecondition when it cannot change at run
+// time (`runtime` true). config is unchanged on error. For bind, `value` holds the addresses
+// separated by spaces.
+Status SetParameter(std::string_view name, std::string_view value, bool runtime,
+                    ServerConfig* config);
+
+// CONFIG GET: (name, value) pairs for every parameter whose name matches the glob `pattern`
+// (Redis glob rules, case-insensitive), in table order. An alias (appendfsync) is reported
+// under the alias when the pattern matches it but not the parameter's own name.
+std::vector<std::pair<std::string, std::string>> GetParameters(std::string_view pattern,
+                                                               const ServerConfig& config);
+
+// What --help and --version print. VersionText names both versions of server_version.h:
+// "cairn-server v=0.1.0 bits=64 (Redis compatibility target: redis_version 7.2.4)".
+std::string HelpText();
+std::string VersionText();
+
+// Redis glob matching (stringmatchlen): `*` any run, `?` any byte, `[abc]`, `[^abc]`, `[a-z]`
+// classes, `\` escapes the next byte. An unterminated class runs to the end of the pattern.
+// Runs in O(|pattern|·|text|) whatever the pattern, so untrusted patterns (KEYS, SCAN MATCH)
+// are safe. Unlike Redis's raw function, an all-`*` pattern also matches the empty text
+// (Redis special-cases "*" in its callers to the same effect).
+bool GlobMatch(std::string_view pattern, std::string_view text, bool nocase);
+
+// Splits one config line into arguments with Redis's quoting (sdssplitargs): words separated
+// by blanks; "double quotes" with \n \r \t \b \a \\ \" and \xHH escapes; 'single quotes' with
+// \' only. A closing quote must be followed by a blank or the end. kInvalidArgument
+// ("unbalanced quotes") otherwise.
+Result<std::vector<std::string>> SplitConfigLine(std::string_view line);
+
+// Parses a Redis memory value: digits with an optional unit, case-insensitive: b (bytes),
+// k = 1000, kb = 1024, m = 1000², mb = 1024², g = 1000³, gb = 1024³. kInvalidArgument for
+// anything else (signs, fractions, spaces) or a result beyond INT64_MAX.
+Result<std::int64_t> ParseMemorySize(std::string_view text);
+
+}  // namespace cairn::server

@@ -1,0 +1,110 @@
+// cairn-server: a Redis-protocol endpoint over a Cairn store.
+//
+// Started like redis-server: `cairn-server [config-file] [--name value ...]`. Once the store
+// is open and every listener is bound it prints one line on stdout, which scripts and tests
+// wait for (documented in server/README.md):
+//
+//   cairn-server ready port=<port>
+//
+// SIGTERM and SIGINT (and SHUTDOWN) stop it cleanly: no new connections, running commands
+// finish, the store is closed and flushed.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cairn/store.h"
+#include "commands/command_table.h"
+#include "commands/server_state.h"
+#include "config/server_config.h"
+#include "net/asio.h"
+#include "net/server.h"
+#include "server_version.h"
+
+namespace {
+
+using cairn::server::ServerConfig;
+
+bool IsLoopback(const std::string& bind) {
+  std::istringstream words(bind);
+  std::string address;
+  while (words >> address) {
+    if (address.starts_with("-")) address.erase(0, 1);
+    boost::system::error_code ec;
+    const auto ip = boost::asio::ip::make_address(address, ec);
+    if (ec || !ip.is_loopback()) return false;
+  }
+  return true;
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "cairn-server: " << message << "\n";
+  return 1;
+}
+
+int Serve(const ServerConfig& config) {
+  if (config.protected_mode && config.requirepass.empty() && !IsLoopback(config.bind)) {
+    return Fail("refusing to listen on '" + config.bind +
+                "' without a password: set --requirepass, or --protected-mode no to allow it");
+  }
+  std::error_code fs_error;
+  const std::filesystem::path dir = std::filesystem::absolute(config.dir, fs_error);
+  cairn::Options options;
+  options.data_dir = fs_error ? config.dir : dir.string();
+  options.durability = config.durability;
+  std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
+  options.clock = clock;
+  cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);
+  if (!store.ok()) return Fail("cannot open the store: " + store.status().ToString());
+
+  const cairn::server::CommandTable table = cairn::server::BuildCommandTable();
+  cairn::server::ServerState state(**store, table, config, clock);
+  cairn::server::NetServer net(state, config.threads);
+  cairn::Result<int> port = net.Listen(config.bind, config.port);
+  if (!port.ok()) return Fail(port.status().ToString());
+  state.tcp_port = *port;
+  state.request_shutdown = [&net] { net.Stop(); };
+
+  boost::asio::io_context signal_context(1);
+  boost::asio::signal_set signals(signal_context, SIGTERM, SIGINT);
+  signals.async_wait([&net](const boost::system::error_code& ec, int) {
+    if (!ec) net.Stop();
+  });
+  std::thread signal_thread([&signal_context] { signal_context.run(); });
+
+  std::cerr << "cairn-server " << cairn::server::kCairnVersion << " (Redis "
+            << cairn::server::kRedisVersion << " protocol): listening on " << config.bind
+            << " port " << *port << ", data in " << options.data_dir << ", durability "
+            << cairn::DurabilityName(config.durability) << "\n";
+  std::cout << "cairn-server ready port=" << *port << std::endl;
+
+  net.Run();
+  signal_context.stop();
+  signal_thread.join();
+  const cairn::Status closed = (*store)->Close();
+  if (!closed.ok()) return Fail("closing the store: " + closed.ToString());
+  std::cerr << "cairn-server: stopped, store closed\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);  // A client that vanishes must not kill the server.
+  const std::vector<std::string> args(argv, argv + argc);
+  cairn::Result<cairn::server::Launch> launch = cairn::server::ParseLaunch(args);
+  if (!launch.ok()) return Fail(std::string(launch.status().message()));
+  switch (launch->action) {
+    case cairn::server::LaunchAction::kHelp:
+      std::cout << cairn::server::HelpText();
+      return 0;
+    case cairn::server::LaunchAction::kVersion:
+      std::cout << cairn::server::VersionText() << "\n";
+      return 0;
+    case cairn::server::LaunchAction::kRun:
+      break;
+  }
+  return Serve(launch->config);
+}

@@ -1,0 +1,49 @@
+// The network side of cairn-server: listens on every `bind` address, hands each accepted
+// connection to one of `threads` io_contexts (round robin; a connection stays on its
+// thread), enforces maxclients, and stops cleanly: Stop() closes the listeners, lets every
+// connection finish the command it is running, closes them, and joins the threads.
+#pragma once
+
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cairn/result.h"
+#include "commands/server_state.h"
+#include "net/asio.h"
+
+namespace cairn::server {
+
+class NetServer {
+ public:
+  NetServer(ServerState& state, int threads);
+  ~NetServer();
+
+  // Binds every address of `bind` (space-separated) on `port` (0: a free port, the same for
+  // all addresses where possible). Returns the port bound.
+  Result<int> Listen(const std::string& bind, int port);
+
+  // Serves on the io threads until Stop(); returns when they have stopped.
+  void Run();
+  // Thread-safe, idempotent.
+  void Stop();
+
+ private:
+  void Accept(boost::asio::ip::tcp::acceptor& acceptor);
+  boost::asio::io_context& NextContext();
+
+  ServerState& state_;
+  std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
+  std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::thread> threads_;
+  std::size_t next_ = 0;
+  std::atomic<bool> stopping_{false};
+};
+
+// The io thread count for `threads` = 0: half the cores, at least one (the measurements in
+// the server issue: on 2 cores the benchmark client needs the other core).
+int DefaultIoThreads();
+
+}  // namespace cairn::server
