@@ -53,7 +53,10 @@ int Serve(const ServerConfig& config) {
   const std::filesystem::path dir = std::filesystem::absolute(config.dir, fs_error);
   cairn::Options options;
   options.data_dir = fs_error ? config.dir : dir.string();
-  options.durability = config.durability;
+  // Under `always` the server syncs before it replies (ServerState::sync_before_reply), so
+  // the store itself need not sync every commit.
+  const bool sync_before_reply = config.durability == cairn::Durability::kAlways;
+  options.durability = sync_before_reply ? cairn::Durability::kNone : config.durability;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
   cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);
@@ -61,6 +64,7 @@ int Serve(const ServerConfig& config) {
 
   const cairn::server::CommandTable table = cairn::server::BuildCommandTable();
   cairn::server::ServerState state(**store, table, config, clock);
+  state.set_sync_before_reply(sync_before_reply);
   cairn::server::NetServer net(state, config.threads);
   cairn::Result<int> port = net.Listen(config.bind, config.port);
   if (!port.ok()) return Fail(port.status().ToString());

@@ -17,16 +17,20 @@ class Session;
 class ServerState;
 
 enum CommandFlag : std::uint32_t {
-  kWrite = 1u << 0,     // May modify the keyspace.
-  kReadOnly = 1u << 1,  // Reads data, never writes it.
-  kAdmin = 1u << 2,     // Server administration (CONFIG, SHUTDOWN, …).
-  kNoAuth = 1u << 3,    // Allowed before AUTH when a password is set (AUTH, HELLO, QUIT…).
-  kNoMulti = 1u << 4,   // Runs at once inside MULTI instead of being queued (EXEC, WATCH…).
-  kFast = 1u << 5,      // O(1) or O(log n); reported by COMMAND.
-  kBlocking = 1u << 6,  // May park the connection.
-  kNoScript = 1u << 7,  // Not callable from scripts.
-  kLoading = 1u << 8,   // Allowed while loading (always true here: the store opens first).
-  kStale = 1u << 9,     // Allowed on a stale replica (reported for client compatibility).
+  kWrite = 1u << 0,         // May modify the keyspace.
+  kReadOnly = 1u << 1,      // Reads data, never writes it.
+  kAdmin = 1u << 2,         // Server administration (CONFIG, SHUTDOWN, …).
+  kNoAuth = 1u << 3,        // Allowed before AUTH when a password is set (AUTH, HELLO, QUIT…).
+  kMultiControl = 1u << 4,  // Runs at once inside MULTI instead of being queued (EXEC, WATCH…).
+  kFast = 1u << 5,          // O(1) or O(log n); reported by COMMAND.
+  kBlocking = 1u << 6,      // May park the connection.
+  kNoScript = 1u << 7,      // Not callable from scripts.
+  kLoading = 1u << 8,       // Allowed while loading (always true here: the store opens first).
+  kStale = 1u << 9,         // Allowed on a stale replica (reported for client compatibility).
+  // Refused inside MULTI (the transaction then fails with EXECABORT), as Redis's no-multi
+  // commands are: the native engines commit their own store transactions, which can neither
+  // join EXEC's nor run twice when EXEC retries after a conflict.
+  kNoMulti = 1u << 10,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs

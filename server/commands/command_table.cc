@@ -28,6 +28,10 @@ CommandTable BuildCommandTable() {
   RegisterStringCommands(table);
   RegisterKeyCommands(table);
   RegisterTransactionCommands(table);
+  RegisterIdempotencyCommands(table);
+  RegisterLeaseCommands(table);
+  RegisterRateLimitCommands(table);
+  RegisterQueueCommands(table);
   return table;
 }
 

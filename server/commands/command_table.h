@@ -37,5 +37,10 @@ void RegisterServerCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
 void RegisterKeyCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
+// The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
+void RegisterIdempotencyCommands(CommandTable& table);
+void RegisterLeaseCommands(CommandTable& table);
+void RegisterRateLimitCommands(CommandTable& table);
+void RegisterQueueCommands(CommandTable& table);
 
 }  // namespace cairn::server

@@ -136,10 +136,10 @@ void RegisterConnectionCommands(CommandTable& table) {
                   "Handshakes with the Redis server.", "6.0.0"});
   table.Register({"select", 2, conn, 0, 0, 0, Select, "connection",
                   "Changes the selected database.", "1.0.0"});
-  table.Register({"quit", -1, conn | kNoAuth | kNoScript | kNoMulti, 0, 0, 0, Quit, "connection",
-                  "Closes the connection.", "1.0.0"});
-  table.Register({"reset", 1, conn | kNoAuth | kNoScript | kNoMulti, 0, 0, 0, Reset, "connection",
-                  "Resets the connection.", "6.2.0"});
+  table.Register({"quit", -1, conn | kNoAuth | kNoScript | kMultiControl, 0, 0, 0, Quit,
+                  "connection", "Closes the connection.", "1.0.0"});
+  table.Register({"reset", 1, conn | kNoAuth | kNoScript | kMultiControl, 0, 0, 0, Reset,
+                  "connection", "Resets the connection.", "6.2.0"});
   table.Register({"readonly", 1, conn, 0, 0, 0, ReadOnly, "cluster",
                   "Enables read-only queries for a connection to a Redis Cluster replica node.",
                   "3.0.0"});

@@ -32,6 +32,7 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
                 Transaction* txn) {
   if (spec.Has(kWrite)) {
     for (std::string_view key : CommandKeys(spec, args)) server.watches().Touch(key);
+    session.wrote = true;
   }
   CommandContext ctx{args, reply, session, server, data, txn};
   spec.handler(ctx);
@@ -53,7 +54,10 @@ void Dispatch(ServerState& server, Session& session, const std::vector<std::stri
   }
   session.set_last_command(spec->name);
   session.last_command_ms_.store(server.clock().NowMs(), std::memory_order_relaxed);
-  if (session.in_multi && !spec->Has(kNoMulti)) {
+  if (session.in_multi && spec->Has(kNoMulti)) {
+    return reject("ERR Command not allowed inside a transaction");
+  }
+  if (session.in_multi && !spec->Has(kMultiControl)) {
     session.queued.emplace_back(args.begin(), args.end());
     reply.SimpleString("QUEUED");
     return;

@@ -291,7 +291,7 @@ void RegisterServerCommands(CommandTable& table) {
   add("flushdb", -1, kWrite, Flush, "Remove all keys from the current database.", "1.0.0");
   add("flushall", -1, kWrite, Flush, "Removes all keys from all databases.", "1.0.0");
   add("time", 1, kLoading | kStale | kFast, Time, "Returns the server time.", "2.6.0");
-  add("shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kNoMulti, Shutdown,
+  add("shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kMultiControl, Shutdown,
       "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0");
   add("wait", 3, kNoScript, Wait,
       "Blocks until the asynchronous replication of all preceding write commands sent by the "

@@ -12,6 +12,10 @@
 #include <vector>
 
 #include "cairn/clock.h"
+#include "cairn/idempotency.h"
+#include "cairn/lease.h"
+#include "cairn/queue.h"
+#include "cairn/ratelimit.h"
 #include "cairn/store.h"
 #include "commands/command_table.h"
 #include "commands/scan_cursors.h"
@@ -21,6 +25,17 @@
 
 namespace cairn::server {
 
+// The library's engines over the server's store, one of each, shared by every connection
+// (each is thread-safe).
+struct Engines {
+  explicit Engines(Store& store)
+      : idempotency(store), leases(store), rate_limits(store), queues(store) {}
+  IdempotencyStore idempotency;
+  LeaseManager leases;
+  RateLimiter rate_limits;
+  Queue queues;
+};
+
 class ServerState {
  public:
   ServerState(Store& store, const CommandTable& table, ServerConfig config,
@@ -29,11 +44,19 @@ class ServerState {
         table_(table),
         config_(std::move(config)),
         clock_(std::move(clock)),
-        started_ms_(clock_->NowMs()) {
+        started_ms_(clock_->NowMs()),
+        engines_(store) {
     PublishHotSettings();
   }
 
   Store& store() { return store_; }
+  // Durability `always` as Redis's appendfsync always does it: the store writes without an
+  // fsync per commit, and each connection syncs once before it sends the replies of a batch
+  // that wrote, so no write is acknowledged before it is durable and a pipeline of writes
+  // costs one fsync, not one each.
+  bool sync_before_reply() const { return sync_before_reply_; }
+  void set_sync_before_reply(bool on) { sync_before_reply_ = on; }
+  Engines& engines() { return engines_; }
   const CommandTable& table() const { return table_; }
   const Clock& clock() const { return *clock_; }
   std::int64_t started_ms() const { return started_ms_; }
@@ -104,6 +127,8 @@ class ServerState {
   std::atomic<std::size_t> maxclients_{0};
   std::shared_ptr<const Clock> clock_;
   const std::int64_t started_ms_;
+  bool sync_before_reply_ = false;
+  Engines engines_;
   WatchRegistry watches_;
   ScanCursors scan_cursors_;
 

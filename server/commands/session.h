@@ -33,6 +33,9 @@ class Session {
   int protocol = 2;
   bool authenticated = false;
   bool close_after_reply = false;  // QUIT, or a protocol error.
+  // A write command ran since the replies were last sent: under durability `always` the
+  // connection syncs the store before it sends them.
+  bool wrote = false;
 
   // MULTI: the queued commands (copied: the read buffer they came from moves on).
   bool in_multi = false;

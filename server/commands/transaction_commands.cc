@@ -104,13 +104,13 @@ void Exec(CommandContext& ctx) {
 
 void RegisterTransactionCommands(CommandTable& table) {
   const std::uint32_t flags = kNoScript | kLoading | kStale | kFast;
-  table.Register({"multi", 1, flags | kNoMulti, 0, 0, 0, Multi, "transactions",
+  table.Register({"multi", 1, flags | kMultiControl, 0, 0, 0, Multi, "transactions",
                   "Starts a transaction.", "1.2.0"});
-  table.Register({"exec", 1, kNoScript | kLoading | kStale | kNoMulti, 0, 0, 0, Exec,
+  table.Register({"exec", 1, kNoScript | kLoading | kStale | kMultiControl, 0, 0, 0, Exec,
                   "transactions", "Executes all commands in a transaction.", "1.2.0"});
-  table.Register({"discard", 1, flags | kNoMulti, 0, 0, 0, Discard, "transactions",
+  table.Register({"discard", 1, flags | kMultiControl, 0, 0, 0, Discard, "transactions",
                   "Discards a transaction.", "2.0.0"});
-  table.Register({"watch", -2, flags | kNoMulti, 1, -1, 1, Watch, "transactions",
+  table.Register({"watch", -2, flags | kMultiControl, 1, -1, 1, Watch, "transactions",
                   "Monitors changes to keys to determine the execution of a transaction.",
                   "2.2.0"});
   table.Register({"unwatch", 1, flags, 0, 0, 0, Unwatch, "transactions",

@@ -1,5 +1,7 @@
 #include "net/connection.h"
 
+#include <cstdio>
+
 #include "commands/client_info.h"
 #include "commands/dispatch.h"
 #include "resp/parser.h"
@@ -135,6 +137,19 @@ void Connection::RunCommands() {
     }
     begin_ += parsed.consumed;
   }
+  if (session_.wrote && server_.sync_before_reply()) {
+    session_.wrote = false;
+    const Status synced = server_.store().Sync();
+    if (!synced.ok()) {
+      // The writes may not be durable: acknowledging them would be a lie, so the client gets
+      // no reply at all and sees the connection drop (the outcome is unknown to it, as after
+      // a crash).
+      std::fprintf(stderr, "cairn-server: sync failed, closing client %llu: %s\n",
+                   static_cast<unsigned long long>(session_.id()), synced.ToString().c_str());
+      return Close();
+    }
+  }
+  session_.wrote = false;
   if (!out_.empty()) return Write();
   if (session_.close_after_reply) return Close();
   Read();

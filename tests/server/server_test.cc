@@ -314,6 +314,23 @@ TEST_F(ServerTest, DataSurvivesARestart) {
   EXPECT_TRUE(ttl == "(integer) 1000" || ttl == "(integer) 999") << ttl;
 }
 
+TEST_F(ServerTest, DurabilityAlwaysAcknowledgesWritesThatSurviveAKill) {
+  // Under `always` a reply is sent only after the store synced the write (per batch): a
+  // SIGKILL right after the replies loses nothing.
+  Start({"--durability", "always"});
+  std::unique_ptr<RespClient> c = Connect();
+  std::string batch;
+  for (int i = 0; i < 50; ++i) batch += RespClient::Encode({"SET", "k" + std::to_string(i), "v"});
+  ASSERT_TRUE(c->Send(batch));
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(c->Read()->ToString(), "OK");
+  EXPECT_EQ(c->Call({"INCR", "n"}).integer, 1);
+  c.reset();
+  server_->Stop(SIGKILL);
+  Start({"--durability", "always"});
+  EXPECT_EQ(Do({"DBSIZE"}), "(integer) 51");
+  EXPECT_EQ(Do({"GET", "n"}), "\"1\"");
+}
+
 TEST_F(ServerTest, ShutdownStopsTheServerCleanly) {
   Start();
   EXPECT_EQ(Do({"SET", "k", "v"}), "OK");

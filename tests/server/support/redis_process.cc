@@ -15,19 +15,11 @@
 #include <vector>
 
 #include "server/support/resp_client.h"
+#include "server/support/server_process.h"
 
 namespace cairn::test {
 
-std::string FindRedisServer() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = dir + "/redis-server";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return ::access("/usr/bin/redis-server", X_OK) == 0 ? "/usr/bin/redis-server" : "";
-}
+std::string FindRedisServer() { return FindProgram("redis-server"); }
 
 int FreeLoopbackPort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 namespace cairn::test {
@@ -92,6 +94,20 @@ int ServerProcess::WaitExit() {
   const int status = WaitFor(pid_, 30'000);
   if (status != -1) pid_ = -1;
   return status;
+}
+
+std::string FindProgram(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path != nullptr ? path : "";
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(':');
+    const std::string candidate = std::string(rest.substr(0, colon)) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  const std::string fallback = "/usr/bin/" + name;
+  return ::access(fallback.c_str(), X_OK) == 0 ? fallback : "";
 }
 
 int RunToExit(const std::string& binary, const std::vector<std::string>& args,

@@ -37,6 +37,9 @@ class ServerProcess {
   std::string error_;
 };
 
+// The program `name` on PATH (or in /usr/bin), "" if it is not installed.
+std::string FindProgram(const std::string& name);
+
 // Runs the binary to completion with `args`; returns its exit code and its stdout+stderr.
 int RunToExit(const std::string& binary, const std::vector<std::string>& args, std::string* output);
 

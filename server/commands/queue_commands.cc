@@ -1,0 +1,491 @@
+// Queue commands: QUEUE.ADD, QUEUE.GROUP, QUEUE.GROUPS, QUEUE.CLAIM, QUEUE.ACK, QUEUE.EXTEND,
+// QUEUE.FAIL, QUEUE.DLQ, QUEUE.STATS and QUEUE.GET, over the server's cairn::Queue (durable
+// jobs, consumer groups, visibility leases, retries with backoff, a dead-letter queue).
+// server/docs/queues.md is their reference.
+//
+// Each handler parses all of its arguments first and then makes one library call (the
+// library checks names, sizes and ranges before it touches the store), so a bad argument
+// never leaves half a change behind. None of them waits: QUEUE.CLAIM returns what is ready
+// now, because a command runs on its connection's io thread and must not park it.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cairn/queue.h"
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/server_state.h"
+
+namespace cairn::server {
+namespace {
+
+// Exponential backoff's cap when BACKOFF EXPONENTIAL gives none: the library's default.
+constexpr std::int64_t kDefaultBackoffMaxMs = Backoff{}.max_ms;
+// QUEUE.DLQ LIST's page size when COUNT is not given, and its largest.
+constexpr std::int64_t kDefaultDeadPage = 100;
+constexpr std::int64_t kMaxDeadPage = 1000;
+// Dead-letter cursors are the library's: 16 lower-case hex digits. "0" stands for the start
+// and the end, as SCAN's cursor does.
+constexpr std::size_t kDeadCursorLength = 16;
+
+Queue& Queues(CommandContext& ctx) { return ctx.server.engines().queues; }
+
+// As Redis's stream commands name a missing consumer group, so that clients can tell it from
+// other errors (and create the group).
+void ReplyNoGroup(CommandContext& ctx, std::string_view queue, std::string_view group) {
+  ctx.reply.Error("NOGROUP No such consumer group '" + std::string(group) + "' for queue '" +
+                  std::string(queue) + "'; create it with QUEUE.GROUP");
+}
+
+// The library reports a missing group as kNotFound (and nothing else as kNotFound).
+void ReplyGroupStatus(CommandContext& ctx, const Status& status, std::string_view queue,
+                      std::string_view group) {
+  if (status.code() == StatusCode::kNotFound) return ReplyNoGroup(ctx, queue, group);
+  ReplyStatus(ctx.reply, status);
+}
+
+// A stale delivery token is an error, not a 0: a worker whose lease lapsed may be racing the
+// job's next delivery, and client libraries raise errors where they would let an integer pass.
+void ReplyNotOwner(CommandContext& ctx, const JobRef& job) {
+  ctx.reply.Error("NOTOWNER the token does not hold job '" + job.job_id + "' in group '" +
+                  job.group + "' of queue '" + job.queue +
+                  "': its lease lapsed, or it was acked or failed");
+}
+
+// An integer argument in [min, max], checked here where the library takes a narrower type
+// than int64 (a larger number would wrap). `name` is the option word, for the message.
+std::optional<std::int64_t> ParseBounded(CommandContext& ctx, std::string_view arg,
+                                         std::string_view name, std::int64_t min,
+                                         std::int64_t max) {
+  const std::optional<std::int64_t> n = ParseInt64(arg);
+  if (!n) {
+    ctx.reply.Error(kNotInteger);
+    return std::nullopt;
+  }
+  if (*n < min || *n > max) {
+    ctx.reply.Error("ERR " + std::string(name) + " must be between " + std::to_string(min) +
+                    " and " + std::to_string(max));
+    return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<std::int64_t> ParseInteger(CommandContext& ctx, std::string_view arg) {
+  const std::optional<std::int64_t> n = ParseInt64(arg);
+  if (!n) ctx.reply.Error(kNotInteger);
+  return n;
+}
+
+std::string_view StateName(JobState state) {
+  switch (state) {
+    case JobState::kReady:
+      return "ready";
+    case JobState::kDelayed:
+      return "delayed";
+    case JobState::kInFlight:
+      return "in_flight";
+    case JobState::kDead:
+      return "dead";
+  }
+  return "unknown";
+}
+
+void WriteErrors(resp::ReplyWriter& reply, const std::vector<JobError>& errors) {
+  reply.ArrayHeader(errors.size());
+  for (const JobError& e : errors) {
+    reply.MapHeader(4);
+    reply.Bulk("attempt");
+    reply.Integer(e.attempt);
+    reply.Bulk("at_ms");
+    reply.Integer(e.at_ms);
+    reply.Bulk("consumer");
+    reply.Bulk(e.consumer);
+    reply.Bulk("message");
+    reply.Bulk(e.message);
+  }
+}
+
+// QUEUE.ADD queue payload [ID job_id] [DELAY ms | RUNAT unix_ms] [MAXATTEMPTS n]
+//           [BACKOFF FIXED ms | BACKOFF EXPONENTIAL base_ms [max_ms]] [JITTER f]
+//           [DEDUPWINDOW ms]
+void Add(CommandContext& ctx) {
+  const auto& args = ctx.args;
+  EnqueueOptions options;
+  bool has_id = false, has_due = false, has_attempts = false, has_backoff = false;
+  bool has_dedup = false;
+  std::optional<double> jitter;
+  for (std::size_t i = 3; i < args.size(); ++i) {
+    const std::string_view word = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (EqualsIgnoreCase(word, "id") && !has_id && has_value) {
+      // The library reads an empty id as "pick a random one", which would silently drop the
+      // deduplication the caller asked for.
+      if (args[++i].empty()) return ctx.reply.Error("ERR ID must not be empty");
+      options.job_id = std::string(args[i]);
+      has_id = true;
+    } else if (EqualsIgnoreCase(word, "delay") && !has_due && has_value) {
+      const std::optional<std::int64_t> ms = ParseInteger(ctx, args[++i]);
+      if (!ms) return;
+      options.delay_ms = *ms;
+      has_due = true;
+    } else if (EqualsIgnoreCase(word, "runat") && !has_due && has_value) {
+      const std::optional<std::int64_t> at = ParseInteger(ctx, args[++i]);
+      if (!at) return;
+      options.run_at_ms = *at;
+      has_due = true;
+    } else if (EqualsIgnoreCase(word, "maxattempts") && !has_attempts && has_value) {
+      const std::optional<std::int64_t> n =
+          ParseBounded(ctx, args[++i], "MAXATTEMPTS", 1, kMaxJobAttempts);
+      if (!n) return;
+      options.max_attempts = static_cast<std::uint32_t>(*n);
+      has_attempts = true;
+    } else if (EqualsIgnoreCase(word, "backoff") && !has_backoff && i + 2 < args.size()) {
+      const std::string_view kind = args[i + 1];
+      const bool fixed = EqualsIgnoreCase(kind, "fixed");
+      if (!fixed && !EqualsIgnoreCase(kind, "exponential")) return ctx.reply.Error(kSyntaxError);
+      const std::optional<std::int64_t> base = ParseInteger(ctx, args[i + 2]);
+      if (!base) return;
+      i += 2;
+      if (fixed) {
+        options.backoff = Backoff::Fixed(*base);
+      } else {
+        // The cap is optional; the next argument is it when it is an integer (option words
+        // never are). Without one, the library's default, raised to the base if need be.
+        std::int64_t max_ms = std::max(*base, kDefaultBackoffMaxMs);
+        if (i + 1 < args.size()) {
+          if (const std::optional<std::int64_t> cap = ParseInt64(args[i + 1])) {
+            max_ms = *cap;
+            ++i;
+          }
+        }
+        options.backoff = Backoff::Exponential(*base, max_ms);
+      }
+      has_backoff = true;
+    } else if (EqualsIgnoreCase(word, "jitter") && !jitter && has_value) {
+      jitter = ParseDouble(args[++i]);
+      if (!jitter) return ctx.reply.Error(kNotFloat);
+    } else if (EqualsIgnoreCase(word, "dedupwindow") && !has_dedup && has_value) {
+      const std::optional<std::int64_t> ms = ParseInteger(ctx, args[++i]);
+      if (!ms) return;
+      options.dedup_window_ms = *ms;
+      has_dedup = true;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  // After the loop: JITTER may come before BACKOFF, which replaces the whole policy.
+  if (jitter) options.backoff.jitter = *jitter;
+  Result<EnqueueResult> result = Queues(ctx).Enqueue(args[1], args[2], options);
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  ctx.reply.MapHeader(2);
+  ctx.reply.Bulk("id");
+  ctx.reply.Bulk(result->job_id);
+  ctx.reply.Bulk("created");
+  ctx.reply.Boolean(result->created);
+}
+
+// QUEUE.GROUP queue group [NEW | ALL]: 1 when created, 0 when it already existed, so that a
+// retried creation is harmless.
+void Group(CommandContext& ctx) {
+  GroupStart start = GroupStart::kNewJobs;
+  if (ctx.args.size() > 4) return ctx.reply.Error(kSyntaxError);
+  if (ctx.args.size() == 4) {
+    if (EqualsIgnoreCase(ctx.args[3], "all")) {
+      start = GroupStart::kAllJobs;
+    } else if (!EqualsIgnoreCase(ctx.args[3], "new")) {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  Result<bool> created = Queues(ctx).CreateGroup(ctx.args[1], ctx.args[2], start);
+  if (!created.ok()) return ReplyStatus(ctx.reply, created.status());
+  ctx.reply.Integer(*created ? 1 : 0);
+}
+
+// QUEUE.GROUPS queue: the group names in creation order.
+void Groups(CommandContext& ctx) {
+  Result<std::vector<std::string>> groups = Queues(ctx).Groups(ctx.args[1]);
+  if (!groups.ok()) return ReplyStatus(ctx.reply, groups.status());
+  ctx.reply.ArrayHeader(groups->size());
+  for (const std::string& name : *groups) ctx.reply.Bulk(name);
+}
+
+// QUEUE.CLAIM queue group consumer [COUNT n] [VISIBILITY ms]
+void Claim(CommandContext& ctx) {
+  ClaimOptions options;  // wait_ms stays 0: see the top of the file.
+  bool has_count = false, has_visibility = false;
+  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
+    const std::string_view word = ctx.args[i];
+    const bool has_value = i + 1 < ctx.args.size();
+    if (EqualsIgnoreCase(word, "count") && !has_count && has_value) {
+      const std::optional<std::int64_t> n =
+          ParseBounded(ctx, ctx.args[++i], "COUNT", 1, kMaxClaimBatch);
+      if (!n) return;
+      options.max_jobs = static_cast<std::uint32_t>(*n);
+      has_count = true;
+    } else if (EqualsIgnoreCase(word, "visibility") && !has_visibility && has_value) {
+      const std::optional<std::int64_t> ms = ParseInteger(ctx, ctx.args[++i]);
+      if (!ms) return;
+      options.visibility_ms = *ms;
+      has_visibility = true;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  Result<std::vector<ClaimedJob>> jobs =
+      Queues(ctx).Claim(ctx.args[1], ctx.args[2], ctx.args[3], options);
+  if (!jobs.ok()) return ReplyGroupStatus(ctx, jobs.status(), ctx.args[1], ctx.args[2]);
+  ctx.reply.ArrayHeader(jobs->size());
+  for (const ClaimedJob& job : *jobs) {
+    ctx.reply.MapHeader(8);
+    ctx.reply.Bulk("id");
+    ctx.reply.Bulk(job.ref.job_id);
+    ctx.reply.Bulk("payload");
+    ctx.reply.Bulk(job.payload);
+    ctx.reply.Bulk("attempt");
+    ctx.reply.Integer(job.attempt);
+    ctx.reply.Bulk("max_attempts");
+    ctx.reply.Integer(job.max_attempts);
+    ctx.reply.Bulk("token");
+    ctx.reply.Bulk(job.ref.token);
+    ctx.reply.Bulk("deadline_ms");
+    ctx.reply.Integer(job.deadline_ms);
+    ctx.reply.Bulk("enqueued_at_ms");
+    ctx.reply.Integer(job.enqueued_at_ms);
+    ctx.reply.Bulk("errors");
+    WriteErrors(ctx.reply, job.errors);
+  }
+}
+
+// The delivery named by QUEUE.ACK / EXTEND / FAIL: queue group job_id token.
+JobRef RefFromArgs(CommandContext& ctx) {
+  return JobRef{std::string(ctx.args[1]), std::string(ctx.args[2]), std::string(ctx.args[3]),
+                std::string(ctx.args[4])};
+}
+
+// QUEUE.ACK queue group job_id token
+void Ack(CommandContext& ctx) {
+  const JobRef job = RefFromArgs(ctx);
+  Result<OwnerResult> result = Queues(ctx).Ack(job);
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  if (*result == OwnerResult::kNotOwner) return ReplyNotOwner(ctx, job);
+  ctx.reply.Ok();
+}
+
+// QUEUE.EXTEND queue group job_id token ms: the new lease deadline (ms since the epoch).
+void Extend(CommandContext& ctx) {
+  const std::optional<std::int64_t> ms = ParseInteger(ctx, ctx.args[5]);
+  if (!ms) return;
+  const JobRef job = RefFromArgs(ctx);
+  std::int64_t deadline_ms = 0;
+  Result<OwnerResult> result = Queues(ctx).Extend(job, *ms, &deadline_ms);
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  if (*result == OwnerResult::kNotOwner) return ReplyNotOwner(ctx, job);
+  ctx.reply.Integer(deadline_ms);
+}
+
+// QUEUE.FAIL queue group job_id token error [NORETRY]: "retry" when another attempt is
+// scheduled, "dead" when the job went to the dead-letter queue.
+void Fail(CommandContext& ctx) {
+  bool retry = true;
+  if (ctx.args.size() > 7) return ctx.reply.Error(kSyntaxError);
+  if (ctx.args.size() == 7) {
+    if (!EqualsIgnoreCase(ctx.args[6], "noretry")) return ctx.reply.Error(kSyntaxError);
+    retry = false;
+  }
+  const JobRef job = RefFromArgs(ctx);
+  Result<FailResult> result = Queues(ctx).Fail(job, ctx.args[5], retry);
+  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
+  switch (*result) {
+    case FailResult::kNotOwner:
+      return ReplyNotOwner(ctx, job);
+    case FailResult::kRetryScheduled:
+      return ctx.reply.SimpleString("retry");
+    case FailResult::kDeadLettered:
+      return ctx.reply.SimpleString("dead");
+  }
+}
+
+// QUEUE.DLQ LIST queue group [CURSOR c] [COUNT n]
+void DeadList(CommandContext& ctx) {
+  const std::string_view queue = ctx.args[2], group = ctx.args[3];
+  std::string cursor;
+  std::int64_t count = kDefaultDeadPage;
+  bool has_cursor = false, has_count = false;
+  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
+    const std::string_view word = ctx.args[i];
+    const bool has_value = i + 1 < ctx.args.size();
+    if (EqualsIgnoreCase(word, "cursor") && !has_cursor && has_value) {
+      const std::string_view c = ctx.args[++i];
+      if (c != "0") {
+        bool valid = c.size() == kDeadCursorLength;
+        for (char ch : c) valid = valid && ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'));
+        if (!valid) return ctx.reply.Error("ERR invalid cursor");
+        cursor = std::string(c);
+      }
+      has_cursor = true;
+    } else if (EqualsIgnoreCase(word, "count") && !has_count && has_value) {
+      const std::optional<std::int64_t> n =
+          ParseBounded(ctx, ctx.args[++i], "COUNT", 1, kMaxDeadPage);
+      if (!n) return;
+      count = *n;
+      has_count = true;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  Result<DeadPage> page =
+      Queues(ctx).ListDead(queue, group, cursor, static_cast<std::size_t>(count));
+  if (!page.ok()) return ReplyGroupStatus(ctx, page.status(), queue, group);
+  ctx.reply.MapHeader(2);
+  ctx.reply.Bulk("cursor");
+  ctx.reply.Bulk(page->next_cursor.empty() ? "0" : page->next_cursor);
+  ctx.reply.Bulk("jobs");
+  ctx.reply.ArrayHeader(page->jobs.size());
+  for (const DeadJob& job : page->jobs) {
+    ctx.reply.MapHeader(5);
+    ctx.reply.Bulk("id");
+    ctx.reply.Bulk(job.job_id);
+    ctx.reply.Bulk("payload");
+    ctx.reply.Bulk(job.payload);
+    ctx.reply.Bulk("attempts");
+    ctx.reply.Integer(job.attempts);
+    ctx.reply.Bulk("died_at_ms");
+    ctx.reply.Integer(job.died_at_ms);
+    ctx.reply.Bulk("errors");
+    WriteErrors(ctx.reply, job.errors);
+  }
+}
+
+// QUEUE.DLQ LIST|REPLAY|PURGE|PURGEALL queue group …: the subcommand comes first, as in
+// Redis's XGROUP, so the queue is argument 2.
+void Dead(CommandContext& ctx) {
+  const std::string_view sub = ctx.args[1];
+  const std::size_t argc = ctx.args.size();
+  auto wrong_arity = [&] { ctx.reply.Error(WrongArity("queue.dlq|" + ToLower(sub))); };
+  if (EqualsIgnoreCase(sub, "list")) return DeadList(ctx);
+  const std::string_view queue = ctx.args[2], group = ctx.args[3];
+  if (EqualsIgnoreCase(sub, "replay") || EqualsIgnoreCase(sub, "purge")) {
+    if (argc != 5) return wrong_arity();
+    Result<bool> done = EqualsIgnoreCase(sub, "replay")
+                            ? Queues(ctx).Replay(queue, group, ctx.args[4])
+                            : Queues(ctx).Purge(queue, group, ctx.args[4]);
+    if (!done.ok()) return ReplyGroupStatus(ctx, done.status(), queue, group);
+    return ctx.reply.Integer(*done ? 1 : 0);
+  }
+  if (EqualsIgnoreCase(sub, "purgeall")) {
+    if (argc != 4) return wrong_arity();
+    Result<std::uint64_t> purged = Queues(ctx).PurgeAll(queue, group);
+    if (!purged.ok()) return ReplyGroupStatus(ctx, purged.status(), queue, group);
+    return ctx.reply.Integer(static_cast<std::int64_t>(*purged));
+  }
+  ctx.reply.Error("ERR unknown subcommand '" + std::string(sub) +
+                  "'. Try QUEUE.DLQ LIST, REPLAY, PURGE or PURGEALL.");
+}
+
+// QUEUE.STATS queue: for each group (in creation order), its deliveries per state.
+void Stats(CommandContext& ctx) {
+  Result<std::vector<GroupCounts>> counts = Queues(ctx).Counts(ctx.args[1]);
+  if (!counts.ok()) return ReplyStatus(ctx.reply, counts.status());
+  ctx.reply.MapHeader(counts->size());
+  for (const GroupCounts& c : *counts) {
+    ctx.reply.Bulk(c.group);
+    ctx.reply.MapHeader(4);
+    ctx.reply.Bulk("ready");
+    ctx.reply.Integer(static_cast<std::int64_t>(c.ready));
+    ctx.reply.Bulk("delayed");
+    ctx.reply.Integer(static_cast<std::int64_t>(c.delayed));
+    ctx.reply.Bulk("in_flight");
+    ctx.reply.Integer(static_cast<std::int64_t>(c.in_flight));
+    ctx.reply.Bulk("dead");
+    ctx.reply.Integer(static_cast<std::int64_t>(c.dead));
+  }
+}
+
+// QUEUE.GET queue job_id: nil when the queue neither holds nor reserves the id.
+void Get(CommandContext& ctx) {
+  Result<std::optional<JobInfo>> info = Queues(ctx).GetJob(ctx.args[1], ctx.args[2]);
+  if (!info.ok()) return ReplyStatus(ctx.reply, info.status());
+  if (!*info) return ctx.reply.Null();
+  const JobInfo& job = **info;
+  if (job.completed) {  // Every group acked it; only its id is kept, for deduplication.
+    ctx.reply.MapHeader(2);
+    ctx.reply.Bulk("id");
+    ctx.reply.Bulk(job.job_id);
+    ctx.reply.Bulk("completed");
+    ctx.reply.Boolean(true);
+    return;
+  }
+  ctx.reply.MapHeader(7);
+  ctx.reply.Bulk("id");
+  ctx.reply.Bulk(job.job_id);
+  ctx.reply.Bulk("completed");
+  ctx.reply.Boolean(false);
+  ctx.reply.Bulk("payload");
+  ctx.reply.Bulk(job.payload);
+  ctx.reply.Bulk("enqueued_at_ms");
+  ctx.reply.Integer(job.enqueued_at_ms);
+  ctx.reply.Bulk("max_attempts");
+  ctx.reply.Integer(job.max_attempts);
+  ctx.reply.Bulk("backoff");
+  ctx.reply.MapHeader(4);
+  ctx.reply.Bulk("kind");
+  ctx.reply.Bulk(job.backoff.kind == Backoff::Kind::kFixed ? "fixed" : "exponential");
+  ctx.reply.Bulk("base_ms");
+  ctx.reply.Integer(job.backoff.base_ms);
+  ctx.reply.Bulk("max_ms");
+  ctx.reply.Integer(job.backoff.max_ms);
+  ctx.reply.Bulk("jitter");
+  ctx.reply.Double(job.backoff.jitter);
+  ctx.reply.Bulk("deliveries");
+  ctx.reply.ArrayHeader(job.deliveries.size());
+  for (const DeliveryInfo& d : job.deliveries) {
+    ctx.reply.MapHeader(6);
+    ctx.reply.Bulk("group");
+    ctx.reply.Bulk(d.group);
+    ctx.reply.Bulk("state");
+    ctx.reply.Bulk(StateName(d.state));
+    ctx.reply.Bulk("attempts");
+    ctx.reply.Integer(d.attempts);
+    ctx.reply.Bulk("at_ms");
+    ctx.reply.Integer(d.at_ms);
+    ctx.reply.Bulk("consumer");
+    ctx.reply.Bulk(d.consumer);
+    ctx.reply.Bulk("errors");
+    WriteErrors(ctx.reply, d.errors);
+  }
+}
+
+}  // namespace
+
+void RegisterQueueCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first_key,
+                 CommandHandler handler, std::string_view summary) {
+    table.Register({name, arity, flags | kNoMulti, first_key, first_key, 1, handler, "queue",
+                    summary, "cairn-0.1"});
+  };
+  add("queue.add", -3, kWrite | kFast, 1, Add,
+      "Adds a job to a queue, deduplicated by its ID; returns the job id and whether it was "
+      "added.");
+  add("queue.group", -3, kWrite, 1, Group,
+      "Creates a consumer group of a queue, receiving new jobs or all jobs the queue holds.");
+  add("queue.groups", 2, kReadOnly | kFast, 1, Groups,
+      "Returns the consumer groups of a queue in creation order.");
+  add("queue.claim", -4, kWrite, 1, Claim,
+      "Leases up to COUNT ready jobs of a consumer group to a consumer, without waiting.");
+  add("queue.ack", 5, kWrite | kFast, 1, Ack, "Marks a claimed job done for its consumer group.");
+  add("queue.extend", 6, kWrite | kFast, 1, Extend,
+      "Moves the lease deadline of a claimed job to now plus milliseconds.");
+  add("queue.fail", -6, kWrite | kFast, 1, Fail,
+      "Records a failed attempt of a claimed job: retried after its backoff, or dead-lettered.");
+  add("queue.dlq", -4, kWrite, 2, Dead,
+      "Lists, replays or purges the dead-letter queue of a consumer group.");
+  add("queue.stats", 2, kReadOnly, 1, Stats,
+      "Returns the number of jobs per state for each consumer group of a queue.");
+  add("queue.get", 3, kReadOnly | kFast, 1, Get,
+      "Returns a job with its retry policy and its delivery to each consumer group.");
+}
+
+}  // namespace cairn::server

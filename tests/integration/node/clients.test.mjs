@@ -1,0 +1,186 @@
+// cairn-server driven by real Node Redis clients, as programs written for Redis use it:
+// ioredis (current major 5 and one back, 4) and node-redis (current major 5, over RESP2 and
+// RESP3, and one back, 4). Each client connects with and without a password, runs SET/GET,
+// a pipeline, MULTI/EXEC, and reconnects by itself after the server restarts, finding its
+// data intact. The server is started here, on a free port, from CAIRN_SERVER_BINARY.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis5 from 'ioredis';
+import Redis4 from 'ioredis4';
+import { createClient as createClient5 } from 'redis';
+import { createClient as createClient4 } from 'redis4';
+
+const binary = process.env.CAIRN_SERVER_BINARY;
+assert.ok(binary, 'set CAIRN_SERVER_BINARY to the cairn-server to test');
+const work = mkdtempSync(join(tmpdir(), 'cairn-node-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+// Starts cairn-server and resolves with { port, stop } once it prints its ready line.
+function startServer(dir, extra = [], port = 0) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, ['--port', String(port), '--dir', dir, '--durability', 'none', ...extra],
+      { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 30000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/cairn-server ready port=(\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        const stop = () => new Promise((done) => {
+          if (child.exitCode !== null) return done(child.exitCode);
+          child.once('exit', (code) => done(code));
+          child.kill('SIGTERM');
+        });
+        resolve({ port: Number(m[1]), stop });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`cairn-server exited with ${code}: ${out}`)));
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Connects with a wrong password, without retrying; resolves with every error message seen.
+async function refusedIoredis(Redis, port, password) {
+  const errors = [];
+  const c = new Redis({ port, password, lazyConnect: true, retryStrategy: () => null,
+    maxRetriesPerRequest: 0 });
+  c.on('error', (e) => errors.push(e.message));
+  try {
+    await c.connect();
+    await c.get('k');
+  } catch (e) {
+    errors.push(e.message);
+  } finally {
+    c.disconnect();
+  }
+  return errors.join(' | ');
+}
+
+async function refusedNodeRedis(create, port, password, resp) {
+  const errors = [];
+  const options = { socket: { port, reconnectStrategy: false }, password };
+  if (resp) options.RESP = resp;
+  const c = create(options);
+  c.on('error', (e) => errors.push(e.message));
+  try {
+    await c.connect();
+    await c.get('k');
+  } catch (e) {
+    errors.push(e.message);
+  } finally {
+    try { c.destroy ? c.destroy() : await c.disconnect(); } catch { /* already closed */ }
+  }
+  return errors.join(' | ');
+}
+
+// A uniform face over the clients under test.
+const clients = {
+  'ioredis 5': {
+    connect: async (port, password) => {
+      const c = new Redis5({ port, password, lazyConnect: true, retryStrategy: () => 50 });
+      c.on('error', () => {});  // Reconnection errors while the server restarts.
+      await c.connect();
+      return c;
+    },
+    set: (c, k, v) => c.set(k, v),
+    get: (c, k) => c.get(k),
+    pipeline: async (c, n) => {
+      const p = c.pipeline();
+      for (let i = 0; i < n; i++) p.incr('pipe');
+      return (await p.exec()).map(([err, v]) => (err ? err : v));
+    },
+    multi: async (c) => (await c.multi().set('m', '1').incr('m').get('m').exec()).map(([, v]) => v),
+    close: (c) => c.quit(),
+    connectBad: (port, password) => refusedIoredis(Redis5, port, password),
+  },
+  'ioredis 4': {
+    connect: async (port, password) => {
+      const c = new Redis4({ port, password, lazyConnect: true, retryStrategy: () => 50 });
+      c.on('error', () => {});  // Reconnection errors while the server restarts.
+      await c.connect();
+      return c;
+    },
+    set: (c, k, v) => c.set(k, v),
+    get: (c, k) => c.get(k),
+    pipeline: async (c, n) => {
+      const p = c.pipeline();
+      for (let i = 0; i < n; i++) p.incr('pipe');
+      return (await p.exec()).map(([err, v]) => (err ? err : v));
+    },
+    multi: async (c) => (await c.multi().set('m', '1').incr('m').get('m').exec()).map(([, v]) => v),
+    close: (c) => c.quit(),
+    connectBad: (port, password) => refusedIoredis(Redis4, port, password),
+  },
+};
+
+for (const [name, create, resp] of [['node-redis 5', createClient5, 2], ['node-redis 5 RESP3', createClient5, 3],
+  ['node-redis 4', createClient4, undefined]]) {
+  clients[name] = {
+    connect: async (port, password) => {
+      const options = { socket: { port, reconnectStrategy: () => 50 }, password };
+      if (resp) options.RESP = resp;
+      const c = create(options);
+      c.on('error', () => {});  // Reconnection errors while the server restarts.
+      await c.connect();
+      return c;
+    },
+    set: (c, k, v) => c.set(k, v),
+    get: (c, k) => c.get(k),
+    pipeline: async (c, n) => {
+      const m = c.multi();
+      for (let i = 0; i < n; i++) m.incr('pipe');
+      return m.execAsPipeline();
+    },
+    multi: (c) => c.multi().set('m', '1').incr('m').get('m').exec(),
+    close: (c) => c.quit ? c.quit() : c.close(),
+    connectBad: (port, password) => refusedNodeRedis(create, port, password, resp),
+  };
+}
+
+for (const [name, client] of Object.entries(clients)) {
+  test(`${name}: strings, pipeline, MULTI, restart`, async () => {
+    const dir = join(work, name.replace(/\W+/g, '-'));
+    let server = await startServer(dir);
+    const port = server.port;
+    const c = await client.connect(port);
+    try {
+      assert.equal(await client.set(c, 'greeting', 'hello'), 'OK');
+      assert.equal(await client.get(c, 'greeting'), 'hello');
+      assert.equal(await client.get(c, 'missing'), null);
+      assert.deepEqual((await client.pipeline(c, 5)).map(Number), [1, 2, 3, 4, 5]);
+      assert.deepEqual((await client.multi(c)).map(String), ['OK', '2', '2']);
+
+      // The server restarts on the same port; the client reconnects by itself.
+      await server.stop();
+      server = await startServer(dir, [], port);
+      let value;
+      for (let i = 0; i < 200 && value === undefined; i++) {
+        try { value = await client.get(c, 'greeting'); } catch { await sleep(50); }
+      }
+      assert.equal(value, 'hello', 'data intact after the restart');
+    } finally {
+      await client.close(c).catch(() => {});
+      await server.stop();
+    }
+  });
+
+  test(`${name}: password`, async () => {
+    const server = await startServer(join(work, name.replace(/\W+/g, '-') + '-auth'),
+      ['--requirepass', 's3cret']);
+    try {
+      const c = await client.connect(server.port, 's3cret');
+      assert.equal(await client.set(c, 'k', 'v'), 'OK');
+      assert.equal(await client.get(c, 'k'), 'v');
+      await client.close(c);
+      assert.match(await client.connectBad(server.port, 'wrong'), /WRONGPASS/);
+    } finally {
+      await server.stop();
+    }
+  });
+}
