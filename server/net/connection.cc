@@ -137,8 +137,8 @@ void Connection::RunCommands() {
     }
     begin_ += parsed.consumed;
   }
-  if (session_.wrote && server_.sync_before_reply()) {
-    session_.wrote = false;
+  const bool wrote = std::exchange(session_.wrote, false);
+  if (wrote && server_.sync_before_reply()) {
     const Status synced = server_.store().Sync();
     if (!synced.ok()) {
       // The writes may not be durable: acknowledging them would be a lie, so the client gets
@@ -149,7 +149,6 @@ void Connection::RunCommands() {
       return Close();
     }
   }
-  session_.wrote = false;
   if (!out_.empty()) return Write();
   if (session_.close_after_reply) return Close();
   Read();

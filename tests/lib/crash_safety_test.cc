@@ -26,12 +26,15 @@
 #include "cairn/options.h"
 #include "cairn/store.h"
 #include "crash_protocol.h"
+#include "support/child_process.h"
 #include "support/temp_dir.h"
 
 extern char** environ;
 
 namespace cairn {
 namespace {
+
+using test::ChildProcess;
 
 using crash::IsTransaction;
 using crash::ValueFor;
@@ -68,37 +71,6 @@ class FdCloser {
 
  private:
   int fd_;
-};
-
-// Owns a child process: Wait() reaps it; otherwise the destructor kills and reaps it, so that a
-// failed assertion never leaves a writer running (or a zombie) behind.
-class ChildProcess {
- public:
-  explicit ChildProcess(pid_t pid) : pid_(pid) {}
-  ~ChildProcess() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    (void)Wait();
-  }
-  ChildProcess(const ChildProcess&) = delete;
-  ChildProcess& operator=(const ChildProcess&) = delete;
-
-  void Kill() { kill(pid_, SIGKILL); }
-
-  // Waits for the child to end and returns its wait status (nullopt if waitpid failed).
-  std::optional<int> Wait() {
-    int status = 0;
-    pid_t reaped;
-    do {
-      reaped = waitpid(pid_, &status, 0);
-    } while (reaped < 0 && errno == EINTR);
-    pid_ = -1;
-    if (reaped < 0) return std::nullopt;
-    return status;
-  }
-
- private:
-  pid_t pid_;
 };
 
 // Runs crash_writer on data_dir, kills it with SIGKILL after it has acknowledged kill_after

@@ -37,12 +37,15 @@
 #include "cairn/status.h"
 #include "cairn/store.h"
 #include "queue_crash_protocol.h"
+#include "support/child_process.h"
 #include "support/temp_dir.h"
 
 extern char** environ;
 
 namespace cairn {
 namespace {
+
+using test::ChildProcess;
 
 using queue_crash::kConsumerPrefix;
 using queue_crash::kGroup;
@@ -101,49 +104,6 @@ std::size_t CountAcks(const std::string& log) {
   }
   return acks;
 }
-
-// Owns a child process: Wait() reaps it; otherwise the destructor kills and reaps it, so that a
-// failed assertion never leaves a consumer running (or a zombie) behind.
-class ChildProcess {
- public:
-  explicit ChildProcess(pid_t pid) : pid_(pid) {}
-  ~ChildProcess() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    (void)Wait();
-  }
-  ChildProcess(const ChildProcess&) = delete;
-  ChildProcess& operator=(const ChildProcess&) = delete;
-
-  void Kill() { kill(pid_, SIGKILL); }
-
-  // The wait status if the child has ended (reaping it), nullopt while it runs.
-  std::optional<int> Poll() {
-    int status = 0;
-    pid_t reaped;
-    do {
-      reaped = waitpid(pid_, &status, WNOHANG);
-    } while (reaped < 0 && errno == EINTR);
-    if (reaped != pid_) return std::nullopt;
-    pid_ = -1;
-    return status;
-  }
-
-  // Waits for the child to end and returns its wait status (nullopt if waitpid failed).
-  std::optional<int> Wait() {
-    int status = 0;
-    pid_t reaped;
-    do {
-      reaped = waitpid(pid_, &status, 0);
-    } while (reaped < 0 && errno == EINTR);
-    pid_ = -1;
-    if (reaped < 0) return std::nullopt;
-    return status;
-  }
-
- private:
-  pid_t pid_;
-};
 
 // Runs queue_crash_consumer on data_dir, logging to log_path, and kills it with SIGKILL once
 // the log shows kill_after acks. The child's stdout and stderr go to output_path.

@@ -19,6 +19,7 @@
 #include "cairn/fingerprint.h"
 #include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
+#include "server/support/server_fixture.h"
 #include "server/support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -52,49 +53,14 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-class NativeIdempotencyTest : public ::testing::Test {
+class NativeIdempotencyTest : public ServerFixture {
  protected:
-  void Start() {
-    server_ = std::make_unique<ServerProcess>(
-        CAIRN_SERVER_BINARY, Args{"--port", "0", "--dir", dir_.Sub("data"), "--durability", "none"},
-        dir_.Sub("server.log"));
-    ASSERT_TRUE(server_->ok()) << server_->error();
-  }
-
-  std::unique_ptr<RespClient> Connect() {
-    std::string error;
-    std::unique_ptr<RespClient> c = RespClient::Connect(server_->port(), &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
-  Reply Call(const Args& args) {
-    if (!client_) client_ = Connect();
-    return client_->Call(args);
-  }
-  std::string Do(const Args& args) { return Call(args).ToString(); }
-
   // Claims key (expecting to win) and returns the claim id.
   std::string ClaimOrFail(const std::string& key, const std::string& fingerprint) {
     const Reply r = Call({"IDEM.CLAIM", key, fingerprint});
     EXPECT_EQ(Field(r, "outcome").str, "claimed") << r.ToString();
     return Field(r, "claim_id").str;
   }
-
-  // Runs redis-cli against the server; returns its output.
-  std::string Cli(const Args& args, int* exit_code = nullptr) {
-    Args full = {"-p", std::to_string(server_->port())};
-    full.insert(full.end(), args.begin(), args.end());
-    std::string out;
-    const int code = RunToExit(cli_, full, &out);
-    if (exit_code) *exit_code = code;
-    return out;
-  }
-
-  TempDir dir_;
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<RespClient> client_;
-  std::string cli_;
 };
 
 TEST_F(NativeIdempotencyTest, ClaimCompleteAndDuplicatesUnderResp2) {
@@ -393,8 +359,7 @@ TEST_F(NativeIdempotencyTest, RecordsSurviveARestart) {
 }
 
 TEST_F(NativeIdempotencyTest, ThroughRedisCli) {
-  cli_ = FindProgram("redis-cli");
-  ASSERT_FALSE(cli_.empty()) << "redis-cli is not installed (package redis-tools)";
+  ASSERT_FALSE(FindProgram("redis-cli").empty()) << "redis-cli is not installed (redis-tools)";
   Start();
   // Not a terminal: redis-cli prints each element of the RESP2 array on its own line.
   const std::vector<std::string> claim = Lines(Cli({"IDEM.CLAIM", "cli:order", "body"}));

@@ -18,6 +18,7 @@
 
 #include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
+#include "server/support/server_fixture.h"
 #include "server/support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -26,40 +27,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-class NativeLeaseTest : public ::testing::Test {
- protected:
-  void Start() {
-    server_ = std::make_unique<ServerProcess>(
-        CAIRN_SERVER_BINARY, Args{"--port", "0", "--dir", dir_.Sub("data"), "--durability", "none"},
-        dir_.Sub("server.log"));
-    ASSERT_TRUE(server_->ok()) << server_->error();
-    std::string error;
-    client_ = RespClient::Connect(server_->port(), &error);
-    ASSERT_NE(client_, nullptr) << error;
-  }
-
-  // Stops the server cleanly and starts a new one over the same data directory.
-  void Restart() {
-    client_.reset();
-    ASSERT_EQ(server_->Stop(SIGTERM), 0);
-    server_.reset();
-    Start();
-  }
-
-  std::unique_ptr<RespClient> Connect() {
-    std::string error;
-    std::unique_ptr<RespClient> c = RespClient::Connect(server_->port(), &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
-  Reply Call(const Args& args) { return client_->Call(args); }
-  std::string Do(const Args& args) { return Call(args).ToString(); }
-
-  TempDir dir_;
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<RespClient> client_;
-};
+class NativeLeaseTest : public ServerFixture {};
 
 TEST_F(NativeLeaseTest, AcquireReturnsTokenFencingAndExpiry) {
   Start();

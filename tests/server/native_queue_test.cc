@@ -18,6 +18,7 @@
 
 #include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
+#include "server/support/server_fixture.h"
 #include "server/support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -37,28 +38,8 @@ std::string Counts(int ready, int delayed, int in_flight, int dead) {
          ", \"dead\", (integer) " + std::to_string(dead) + "]";
 }
 
-class NativeQueueTest : public ::testing::Test {
+class NativeQueueTest : public ServerFixture {
  protected:
-  void Start() {
-    server_ = std::make_unique<ServerProcess>(
-        CAIRN_SERVER_BINARY, Args{"--port", "0", "--dir", dir_.Sub("data"), "--durability", "none"},
-        dir_.Sub("server.log"));
-    ASSERT_TRUE(server_->ok()) << server_->error();
-    std::string error;
-    client_ = RespClient::Connect(server_->port(), &error);
-    ASSERT_NE(client_, nullptr) << error;
-  }
-
-  void Restart() {
-    client_.reset();
-    ASSERT_EQ(server_->Stop(SIGTERM), 0);
-    server_.reset();
-    Start();
-  }
-
-  Reply Call(const Args& args) { return client_->Call(args); }
-  std::string Do(const Args& args) { return Call(args).ToString(); }
-
   // Adds a job and returns its id.
   std::string Add(const Args& args) {
     Args command = {"QUEUE.ADD"};
@@ -76,10 +57,6 @@ class NativeQueueTest : public ::testing::Test {
     EXPECT_EQ(claimed.type, Reply::Type::kArray) << claimed.ToString();
     return claimed.elements;
   }
-
-  TempDir dir_;
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<RespClient> client_;
 };
 
 TEST_F(NativeQueueTest, JobsAreClaimedInOrderAndAckedOnce) {

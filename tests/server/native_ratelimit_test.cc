@@ -19,6 +19,7 @@
 
 #include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
+#include "server/support/server_fixture.h"
 #include "server/support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -37,32 +38,7 @@ std::string AllowedRemaining(const Reply& r) {
          std::to_string(Field(r, "remaining").integer);
 }
 
-class NativeRateLimitTest : public ::testing::Test {
- protected:
-  void Start() {
-    server_ = std::make_unique<ServerProcess>(
-        CAIRN_SERVER_BINARY, Args{"--port", "0", "--dir", dir_.Sub("data"), "--durability", "none"},
-        dir_.Sub("server.log"));
-    ASSERT_TRUE(server_->ok()) << server_->error();
-  }
-
-  std::unique_ptr<RespClient> Connect() {
-    std::string error;
-    std::unique_ptr<RespClient> c = RespClient::Connect(server_->port(), &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
-  Reply Call(const Args& args) {
-    if (!client_) client_ = Connect();
-    return client_->Call(args);
-  }
-  std::string Do(const Args& args) { return Call(args).ToString(); }
-
-  TempDir dir_;
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<RespClient> client_;
-};
+class NativeRateLimitTest : public ServerFixture {};
 
 TEST_F(NativeRateLimitTest, FixedWindowAdmitsExactlyTheLimit) {
   Start();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "server/support/resp_client.h"
+#include "server/support/server_fixture.h"
 #include "server/support/server_process.h"
 #include "support/temp_dir.h"
 
@@ -22,33 +23,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-class ServerTest : public ::testing::Test {
- protected:
-  // Starts a server with the common test flags plus `extra`.
-  void Start(const Args& extra = {}) {
-    Args args = {"--port", "0", "--dir", dir_.Sub("data"), "--durability", "none"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    server_ = std::make_unique<ServerProcess>(CAIRN_SERVER_BINARY, args, dir_.Sub("server.log"));
-    ASSERT_TRUE(server_->ok()) << server_->error();
-  }
-
-  std::unique_ptr<RespClient> Connect() {
-    std::string error;
-    std::unique_ptr<RespClient> c = RespClient::Connect(server_->port(), &error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
-  // Renders the reply of one command on a fresh default connection.
-  std::string Do(const Args& args) {
-    if (!client_) client_ = Connect();
-    return client_->Call(args).ToString();
-  }
-
-  TempDir dir_;
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<RespClient> client_;
-};
+class ServerTest : public ServerFixture {};
 
 TEST_F(ServerTest, PingEchoAndStrings) {
   Start();
