@@ -1,6 +1,7 @@
 #include "cairn/transaction.h"
 
 #include "records/record_ops.h"
+#include "storage/rocks_status.h"
 #include "transaction_core.h"
 
 namespace cairn {
@@ -70,5 +71,15 @@ Result<ScanPage> Transaction::Scan(const ScanRequest& request) {
 Status Transaction::Commit() { return core_->Commit(); }
 
 void Transaction::Rollback() { core_->Rollback(); }
+
+void Transaction::SetSavePoint() { core_->raw().SetSavePoint(); }
+
+Status Transaction::RollbackToSavePoint() {
+  return internal::FromRocks(core_->raw().RollbackToSavePoint(), "roll back to a save point");
+}
+
+Status Transaction::PopSavePoint() {
+  return internal::FromRocks(core_->raw().PopSavePoint(), "drop a save point");
+}
 
 }  // namespace cairn

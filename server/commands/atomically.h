@@ -1,7 +1,8 @@
 // Read-modify-write commands (GETDEL, APPEND, MSET, RENAME, …) run their reads and writes as
-// one transaction: inside EXEC on EXEC's transaction, otherwise on a store transaction of
-// their own that RunTransaction retries on conflicts. `fn` may run more than once; it must
-// only record its outcome, and the caller replies after Atomically returns.
+// one transaction: inside EXEC or a write batch on that transaction (ctx.data then is it),
+// otherwise on a store transaction of their own that RunTransaction retries on conflicts. `fn` may
+// run more than once; it must only record its outcome, and the caller replies after Atomically
+// returns.
 #pragma once
 
 #include <functional>
@@ -12,7 +13,7 @@
 namespace cairn::server {
 
 inline Status Atomically(CommandContext& ctx, const std::function<Status(Records&)>& fn) {
-  if (ctx.txn != nullptr) return fn(*ctx.txn);
+  if (ctx.txn != nullptr) return fn(ctx.data);
   return ctx.server.store().RunTransaction([&](Transaction& txn) { return fn(txn); });
 }
 

@@ -20,7 +20,7 @@ bool ValidClientName(std::string_view name) {
 std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   const std::int64_t age = (now_ms - s.created_ms()) / 1000;
   const std::int64_t idle = (now_ms - s.last_command_ms_.load()) / 1000;
-  std::string flags = s.in_multi ? "x" : "N";
+  std::string flags = s.blocked.load() ? "b" : s.in_multi ? "x" : "N";
   std::string out;
   out += "id=" + std::to_string(s.id());
   out += " addr=" + s.peer();

@@ -31,6 +31,9 @@ enum CommandFlag : std::uint32_t {
   // commands are: the native engines commit their own store transactions, which can neither
   // join EXEC's nor run twice when EXEC retries after a conflict.
   kNoMulti = 1u << 10,
+  // May share one store transaction with the commands around it in a pipeline
+  // (write_batch.h): a write that touches nothing but the keyspace, through ctx.data.
+  kBatch = 1u << 11,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs

@@ -41,6 +41,11 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
 
 void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
               resp::ReplyWriter& reply) {
+  Dispatch(server, session, args, reply, server.store(), nullptr);
+}
+
+void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
+              resp::ReplyWriter& reply, Records& data, Transaction* txn) {
   const CommandSpec* spec = server.table().Find(args[0]);
   auto reject = [&](std::string_view error) {
     // Inside MULTI a command that cannot be queued dooms the transaction (EXECABORT).
@@ -62,7 +67,7 @@ void Dispatch(ServerState& server, Session& session, const std::vector<std::stri
     reply.SimpleString("QUEUED");
     return;
   }
-  RunChecked(server, session, *spec, args, reply, server.store(), nullptr);
+  RunChecked(server, session, *spec, args, reply, data, txn);
 }
 
 }  // namespace cairn::server

@@ -17,6 +17,10 @@ namespace cairn::server {
 
 void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
               resp::ReplyWriter& reply);
+// The same against `data` (a write batch's records, `txn` its transaction). REQUIRES: the
+// command is flagged kBatch, or data is the store.
+void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
+              resp::ReplyWriter& reply, Records& data, Transaction* txn);
 
 // Runs a command whose name, arity and queuing were checked (MULTI's queue, at EXEC) against
 // `data` (the EXEC transaction).

@@ -255,10 +255,10 @@ void RegisterKeyCommands(CommandTable& table) {
                  std::string_view since) {
     table.Register({name, arity, flags, first, last, step, handler, "generic", summary, since});
   };
-  const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast;
-  add("del", -2, kWrite, 1, -1, 1, Del, "Deletes one or more keys.", "1.0.0");
-  add("unlink", -2, kWrite | kFast, 1, -1, 1, Del, "Asynchronously deletes one or more keys.",
-      "4.0.0");
+  const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast | kBatch;
+  add("del", -2, kWrite | kBatch, 1, -1, 1, Del, "Deletes one or more keys.", "1.0.0");
+  add("unlink", -2, kWrite | kFast | kBatch, 1, -1, 1, Del,
+      "Asynchronously deletes one or more keys.", "4.0.0");
   add("exists", -2, read, 1, -1, 1, Exists, "Determines whether one or more keys exist.", "1.0.0");
   add("touch", -2, read, 1, -1, 1, Exists,
       "Returns the number of existing keys out of those specified after updating the time they "
@@ -281,8 +281,8 @@ void RegisterKeyCommands(CommandTable& table) {
   add("pexpiretime", 2, read, 1, 1, 1, PExpireTime,
       "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0");
   add("persist", 2, fast_write, 1, 1, 1, Persist, "Removes the expiration time of a key.", "2.2.0");
-  add("rename", 3, kWrite, 1, 2, 1, Rename, "Renames a key and overwrites the destination.",
-      "1.0.0");
+  add("rename", 3, kWrite | kBatch, 1, 2, 1, Rename,
+      "Renames a key and overwrites the destination.", "1.0.0");
   add("renamenx", 3, fast_write, 1, 2, 1, RenameNx,
       "Renames a key only when the target key name doesn't exist.", "1.0.0");
   add("keys", 2, kReadOnly, 0, 0, 0, Keys, "Returns all key names that match a pattern.", "1.0.0");

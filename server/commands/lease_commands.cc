@@ -4,9 +4,9 @@
 //
 // Every command is one call of the library, which checks its arguments before it touches the
 // store; the handlers parse and range-check what the library cannot see (integers, option
-// words, values that must fit a narrower type). None of them waits: an acquisition of a held
-// lease answers at once with who holds it and for how long, because a command runs on its
-// connection's io thread and must not park it.
+// words, values that must fit a narrower type). An acquisition of a held lease answers at
+// once with who holds it and for how long; with BLOCK it parks its connection instead
+// (parked_call.h) and waits off the io thread until a release or expiry lets it in.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -15,6 +15,7 @@
 #include "cairn/lease.h"
 #include "commands/arguments.h"
 #include "commands/ascii.h"
+#include "commands/block_wait.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/server_state.h"
@@ -43,13 +44,78 @@ bool ParseTtl(CommandContext& ctx, std::string_view arg, std::int64_t* ttl_ms) {
   return true;
 }
 
-// LEASE.ACQUIRE resource owner ttl_ms [LIMIT n]
+void WriteAcquired(resp::ReplyWriter& reply, const Result<AcquireResult>& result,
+                   std::int64_t ttl_ms) {
+  if (!result.ok()) return ReplyStatus(reply, result.status());
+  if (const auto* lease = std::get_if<Lease>(&*result)) {
+    reply.MapHeader(5);
+    reply.Bulk("acquired");
+    reply.Boolean(true);
+    reply.Bulk("token");
+    reply.Bulk(lease->token);
+    reply.Bulk("fencing");
+    reply.Integer(static_cast<std::int64_t>(lease->fencing));
+    reply.Bulk("expires_at_ms");
+    reply.Integer(lease->expires_at_ms);
+    // The lease lasts ttl_ms from the instant of acquisition: the TTL asked for, exactly.
+    reply.Bulk("ttl_ms");
+    reply.Integer(ttl_ms);
+    return;
+  }
+  const auto& busy = std::get<LeaseBusy>(*result);
+  reply.MapHeader(3);
+  reply.Bulk("acquired");
+  reply.Boolean(false);
+  reply.Bulk("holder");
+  reply.Bulk(busy.holder);
+  reply.Bulk("retry_after_ms");
+  reply.Integer(busy.retry_after_ms);
+}
+
+// LEASE.ACQUIRE with BLOCK, when the lease was held: waits off the io thread in the library's
+// Acquire, which a release through this server or the holder's expiry wakes.
+ParkedCall ParkAcquire(CommandContext& ctx, AcquireWaitOptions options, std::int64_t ttl_ms,
+                       std::int64_t block_ms) {
+  LeaseManager& leases = Leases(ctx);
+  const Clock& clock = ctx.server.clock();
+  const int protocol = ctx.session.protocol;
+  std::string resource(ctx.args[1]), owner(ctx.args[2]);
+  ParkedCall parked;
+  parked.wait = [&leases, &clock, protocol, resource, owner, options, ttl_ms,
+                 block_ms](const std::atomic<bool>& stop) mutable {
+    options.stop = &stop;
+    const BlockDeadline deadline(clock, block_ms);
+    Result<AcquireResult> result = AcquireResult(LeaseBusy{});
+    do {
+      options.wait_ms = deadline.NextWait(kMaxLeaseTtlMs);
+      result = leases.Acquire(resource, owner, ttl_ms, options);
+    } while (result.ok() && std::holds_alternative<LeaseBusy>(*result) && !stop.load() &&
+             !deadline.Expired());
+    if (stop.load() && result.ok()) {
+      // The client went away while the lease was being taken: give it back rather than hold
+      // it for nobody until it expires.
+      if (const auto* lease = std::get_if<Lease>(&*result)) {
+        (void)leases.Release(resource, lease->token);
+      }
+    }
+    std::string out;
+    resp::ReplyWriter reply(&out, protocol);
+    WriteAcquired(reply, result, ttl_ms);
+    return out;
+  };
+  parked.wake = [&leases, resource] { leases.WakeWaiters(resource); };
+  return parked;
+}
+
+// LEASE.ACQUIRE resource owner ttl_ms [LIMIT n] [BLOCK ms]
 void Acquire(CommandContext& ctx) {
   std::int64_t ttl_ms = 0;
   if (!ParseTtl(ctx, ctx.args[3], &ttl_ms)) return;
   std::optional<std::uint32_t> limit;
+  std::optional<std::int64_t> block_ms;
   for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    if (EqualsIgnoreCase(ctx.args[i], "limit") && !limit && i + 1 < ctx.args.size()) {
+    const bool has_value = i + 1 < ctx.args.size();
+    if (EqualsIgnoreCase(ctx.args[i], "limit") && !limit && has_value) {
       const std::optional<std::int64_t> n = ParseInt64(ctx.args[++i]);
       if (!n) return ctx.reply.Error(kNotInteger);
       // Checked here: the library takes a uint32_t, which a larger number would wrap into.
@@ -58,37 +124,24 @@ void Acquire(CommandContext& ctx) {
                                std::to_string(kMaxSemaphoreLimit));
       }
       limit = static_cast<std::uint32_t>(*n);
+    } else if (EqualsIgnoreCase(ctx.args[i], "block") && !block_ms && has_value) {
+      block_ms = ParseBlockMs(ctx.args[++i], ctx.reply);
+      if (!block_ms) return;
     } else {
       return ctx.reply.Error(kSyntaxError);
     }
   }
   const std::string_view resource = ctx.args[1], owner = ctx.args[2];
+  // First without waiting, on the io thread: a free lease is taken at once.
   Result<AcquireResult> result = limit ? Leases(ctx).TryAcquireSlot(resource, owner, *limit, ttl_ms)
                                        : Leases(ctx).TryAcquire(resource, owner, ttl_ms);
-  if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
-  if (const auto* lease = std::get_if<Lease>(&*result)) {
-    ctx.reply.MapHeader(5);
-    ctx.reply.Bulk("acquired");
-    ctx.reply.Boolean(true);
-    ctx.reply.Bulk("token");
-    ctx.reply.Bulk(lease->token);
-    ctx.reply.Bulk("fencing");
-    ctx.reply.Integer(static_cast<std::int64_t>(lease->fencing));
-    ctx.reply.Bulk("expires_at_ms");
-    ctx.reply.Integer(lease->expires_at_ms);
-    // The lease lasts ttl_ms from the instant of acquisition: the TTL asked for, exactly.
-    ctx.reply.Bulk("ttl_ms");
-    ctx.reply.Integer(ttl_ms);
+  if (block_ms && result.ok() && std::holds_alternative<LeaseBusy>(*result)) {
+    AcquireWaitOptions options;
+    options.limit = limit.value_or(1);
+    ctx.session.parked = ParkAcquire(ctx, options, ttl_ms, *block_ms);
     return;
   }
-  const auto& busy = std::get<LeaseBusy>(*result);
-  ctx.reply.MapHeader(3);
-  ctx.reply.Bulk("acquired");
-  ctx.reply.Boolean(false);
-  ctx.reply.Bulk("holder");
-  ctx.reply.Bulk(busy.holder);
-  ctx.reply.Bulk("retry_after_ms");
-  ctx.reply.Integer(busy.retry_after_ms);
+  WriteAcquired(ctx.reply, result, ttl_ms);
 }
 
 // LEASE.EXTEND resource token ttl_ms
@@ -145,9 +198,9 @@ void RegisterLeaseCommands(CommandTable& table) {
     table.Register(
         {name, arity, flags | kNoMulti, 1, 1, 1, handler, "lease", summary, "cairn-0.1"});
   };
-  add("lease.acquire", -4, kWrite | kFast, Acquire,
-      "Acquires a lease (or, with LIMIT, a semaphore slot) without waiting; returns its token and "
-      "fencing number, or who holds it.");
+  add("lease.acquire", -4, kWrite | kFast | kBlocking, Acquire,
+      "Acquires a lease (or, with LIMIT, a semaphore slot), waiting up to BLOCK ms if given; "
+      "returns its token and fencing number, or who holds it.");
   add("lease.extend", 4, kWrite | kFast, Extend,
       "Moves the expiry of a held lease to now plus a TTL in milliseconds.");
   add("lease.release", 3, kWrite | kFast, Release, "Releases a held lease by its token.");

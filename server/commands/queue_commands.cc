@@ -5,8 +5,8 @@
 //
 // Each handler parses all of its arguments first and then makes one library call (the
 // library checks names, sizes and ranges before it touches the store), so a bad argument
-// never leaves half a change behind. None of them waits: QUEUE.CLAIM returns what is ready
-// now, because a command runs on its connection's io thread and must not park it.
+// never leaves half a change behind. Only QUEUE.CLAIM with BLOCK waits, and only when nothing
+// is ready: it parks its connection (parked_call.h) and waits off the io thread.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -15,6 +15,7 @@
 #include "cairn/queue.h"
 #include "commands/arguments.h"
 #include "commands/ascii.h"
+#include "commands/block_wait.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/server_state.h"
@@ -35,16 +36,16 @@ Queue& Queues(CommandContext& ctx) { return ctx.server.engines().queues; }
 
 // As Redis's stream commands name a missing consumer group, so that clients can tell it from
 // other errors (and create the group).
-void ReplyNoGroup(CommandContext& ctx, std::string_view queue, std::string_view group) {
-  ctx.reply.Error("NOGROUP No such consumer group '" + std::string(group) + "' for queue '" +
-                  std::string(queue) + "'; create it with QUEUE.GROUP");
+void ReplyNoGroup(resp::ReplyWriter& reply, std::string_view queue, std::string_view group) {
+  reply.Error("NOGROUP No such consumer group '" + std::string(group) + "' for queue '" +
+              std::string(queue) + "'; create it with QUEUE.GROUP");
 }
 
 // The library reports a missing group as kNotFound (and nothing else as kNotFound).
-void ReplyGroupStatus(CommandContext& ctx, const Status& status, std::string_view queue,
+void ReplyGroupStatus(resp::ReplyWriter& reply, const Status& status, std::string_view queue,
                       std::string_view group) {
-  if (status.code() == StatusCode::kNotFound) return ReplyNoGroup(ctx, queue, group);
-  ReplyStatus(ctx.reply, status);
+  if (status.code() == StatusCode::kNotFound) return ReplyNoGroup(reply, queue, group);
+  ReplyStatus(reply, status);
 }
 
 // A stale delivery token is an error, not a 0: a worker whose lease lapsed may be racing the
@@ -212,10 +213,62 @@ void Groups(CommandContext& ctx) {
   for (const std::string& name : *groups) ctx.reply.Bulk(name);
 }
 
-// QUEUE.CLAIM queue group consumer [COUNT n] [VISIBILITY ms]
+void WriteClaimed(resp::ReplyWriter& reply, const Result<std::vector<ClaimedJob>>& jobs,
+                  std::string_view queue, std::string_view group) {
+  if (!jobs.ok()) return ReplyGroupStatus(reply, jobs.status(), queue, group);
+  reply.ArrayHeader(jobs->size());
+  for (const ClaimedJob& job : *jobs) {
+    reply.MapHeader(8);
+    reply.Bulk("id");
+    reply.Bulk(job.ref.job_id);
+    reply.Bulk("payload");
+    reply.Bulk(job.payload);
+    reply.Bulk("attempt");
+    reply.Integer(job.attempt);
+    reply.Bulk("max_attempts");
+    reply.Integer(job.max_attempts);
+    reply.Bulk("token");
+    reply.Bulk(job.ref.token);
+    reply.Bulk("deadline_ms");
+    reply.Integer(job.deadline_ms);
+    reply.Bulk("enqueued_at_ms");
+    reply.Integer(job.enqueued_at_ms);
+    reply.Bulk("errors");
+    WriteErrors(reply, job.errors);
+  }
+}
+
+// QUEUE.CLAIM with BLOCK, when nothing was ready: waits off the io thread in the library's
+// Claim, which an enqueue, a retry or a lapsed lease of this group wakes.
+ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t block_ms) {
+  Queue& queues = Queues(ctx);
+  const Clock& clock = ctx.server.clock();
+  const int protocol = ctx.session.protocol;
+  std::string queue(ctx.args[1]), group(ctx.args[2]), consumer(ctx.args[3]);
+  ParkedCall parked;
+  parked.wait = [&queues, &clock, protocol, queue, group, consumer, options,
+                 block_ms](const std::atomic<bool>& stop) mutable {
+    options.stop = &stop;
+    const BlockDeadline deadline(clock, block_ms);
+    Result<std::vector<ClaimedJob>> jobs = std::vector<ClaimedJob>();
+    do {
+      options.wait_ms = deadline.NextWait(kMaxVisibilityMs);
+      jobs = queues.Claim(queue, group, consumer, options);
+    } while (jobs.ok() && jobs->empty() && !stop.load() && !deadline.Expired());
+    std::string out;
+    resp::ReplyWriter reply(&out, protocol);
+    WriteClaimed(reply, jobs, queue, group);
+    return out;
+  };
+  parked.wake = [&queues, queue, group] { queues.WakeWaiters(queue, group); };
+  return parked;
+}
+
+// QUEUE.CLAIM queue group consumer [COUNT n] [VISIBILITY ms] [BLOCK ms]
 void Claim(CommandContext& ctx) {
-  ClaimOptions options;  // wait_ms stays 0: see the top of the file.
+  ClaimOptions options;
   bool has_count = false, has_visibility = false;
+  std::optional<std::int64_t> block_ms;
   for (std::size_t i = 4; i < ctx.args.size(); ++i) {
     const std::string_view word = ctx.args[i];
     const bool has_value = i + 1 < ctx.args.size();
@@ -230,33 +283,21 @@ void Claim(CommandContext& ctx) {
       if (!ms) return;
       options.visibility_ms = *ms;
       has_visibility = true;
+    } else if (EqualsIgnoreCase(word, "block") && !block_ms && has_value) {
+      block_ms = ParseBlockMs(ctx.args[++i], ctx.reply);
+      if (!block_ms) return;
     } else {
       return ctx.reply.Error(kSyntaxError);
     }
   }
+  // First without waiting, on the io thread: most claims find a job or an error at once.
   Result<std::vector<ClaimedJob>> jobs =
       Queues(ctx).Claim(ctx.args[1], ctx.args[2], ctx.args[3], options);
-  if (!jobs.ok()) return ReplyGroupStatus(ctx, jobs.status(), ctx.args[1], ctx.args[2]);
-  ctx.reply.ArrayHeader(jobs->size());
-  for (const ClaimedJob& job : *jobs) {
-    ctx.reply.MapHeader(8);
-    ctx.reply.Bulk("id");
-    ctx.reply.Bulk(job.ref.job_id);
-    ctx.reply.Bulk("payload");
-    ctx.reply.Bulk(job.payload);
-    ctx.reply.Bulk("attempt");
-    ctx.reply.Integer(job.attempt);
-    ctx.reply.Bulk("max_attempts");
-    ctx.reply.Integer(job.max_attempts);
-    ctx.reply.Bulk("token");
-    ctx.reply.Bulk(job.ref.token);
-    ctx.reply.Bulk("deadline_ms");
-    ctx.reply.Integer(job.deadline_ms);
-    ctx.reply.Bulk("enqueued_at_ms");
-    ctx.reply.Integer(job.enqueued_at_ms);
-    ctx.reply.Bulk("errors");
-    WriteErrors(ctx.reply, job.errors);
+  if (block_ms && jobs.ok() && jobs->empty()) {
+    ctx.session.parked = ParkClaim(ctx, options, *block_ms);
+    return;
   }
+  WriteClaimed(ctx.reply, jobs, ctx.args[1], ctx.args[2]);
 }
 
 // The delivery named by QUEUE.ACK / EXTEND / FAIL: queue group job_id token.
@@ -338,7 +379,7 @@ void DeadList(CommandContext& ctx) {
   }
   Result<DeadPage> page =
       Queues(ctx).ListDead(queue, group, cursor, static_cast<std::size_t>(count));
-  if (!page.ok()) return ReplyGroupStatus(ctx, page.status(), queue, group);
+  if (!page.ok()) return ReplyGroupStatus(ctx.reply, page.status(), queue, group);
   ctx.reply.MapHeader(2);
   ctx.reply.Bulk("cursor");
   ctx.reply.Bulk(page->next_cursor.empty() ? "0" : page->next_cursor);
@@ -372,13 +413,13 @@ void Dead(CommandContext& ctx) {
     Result<bool> done = EqualsIgnoreCase(sub, "replay")
                             ? Queues(ctx).Replay(queue, group, ctx.args[4])
                             : Queues(ctx).Purge(queue, group, ctx.args[4]);
-    if (!done.ok()) return ReplyGroupStatus(ctx, done.status(), queue, group);
+    if (!done.ok()) return ReplyGroupStatus(ctx.reply, done.status(), queue, group);
     return ctx.reply.Integer(*done ? 1 : 0);
   }
   if (EqualsIgnoreCase(sub, "purgeall")) {
     if (argc != 4) return wrong_arity();
     Result<std::uint64_t> purged = Queues(ctx).PurgeAll(queue, group);
-    if (!purged.ok()) return ReplyGroupStatus(ctx, purged.status(), queue, group);
+    if (!purged.ok()) return ReplyGroupStatus(ctx.reply, purged.status(), queue, group);
     return ctx.reply.Integer(static_cast<std::int64_t>(*purged));
   }
   ctx.reply.Error("ERR unknown subcommand '" + std::string(sub) +
@@ -473,8 +514,9 @@ void RegisterQueueCommands(CommandTable& table) {
       "Creates a consumer group of a queue, receiving new jobs or all jobs the queue holds.");
   add("queue.groups", 2, kReadOnly | kFast, 1, Groups,
       "Returns the consumer groups of a queue in creation order.");
-  add("queue.claim", -4, kWrite, 1, Claim,
-      "Leases up to COUNT ready jobs of a consumer group to a consumer, without waiting.");
+  add("queue.claim", -4, kWrite | kBlocking, 1, Claim,
+      "Leases up to COUNT ready jobs of a consumer group to a consumer; with BLOCK, waits for "
+      "one when none is ready.");
   add("queue.ack", 5, kWrite | kFast, 1, Ack, "Marks a claimed job done for its consumer group.");
   add("queue.extend", 6, kWrite | kFast, 1, Extend,
       "Moves the lease deadline of a claimed job to now plus milliseconds.");

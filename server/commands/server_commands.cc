@@ -51,7 +51,7 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     out += "# Clients\r\n";
     line("connected_clients", std::to_string(server.client_count()));
     line("maxclients", std::to_string(config.maxclients));
-    line("blocked_clients", "0");
+    line("blocked_clients", std::to_string(server.blocked_clients.load()));
   } else if (name == "memory") {
     out += "# Memory\r\n";
     struct rusage usage {};
@@ -74,6 +74,9 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("total_net_input_bytes", std::to_string(server.net_input_bytes.load()));
     line("total_net_output_bytes", std::to_string(server.net_output_bytes.load()));
     line("rejected_connections", std::to_string(server.connections_rejected.load()));
+    // Cairn's own: pipelined write runs rolled back on a lock conflict and run again one by
+    // one (commands/write_batch.h). Often nonzero means clients contend for the same keys.
+    line("write_batch_retries", std::to_string(server.write_batch_retries.load()));
   } else if (name == "replication") {
     out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
   } else if (name == "keyspace") {

@@ -7,8 +7,11 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "commands/parked_call.h"
 
 namespace cairn::server {
 
@@ -36,6 +39,10 @@ class Session {
   // A write command ran since the replies were last sent: under durability `always` the
   // connection syncs the store before it sends them.
   bool wrote = false;
+
+  // Set by a blocking command that must wait: the connection runs it off the io thread and
+  // sends its reply before running the next command (parked_call.h).
+  std::optional<ParkedCall> parked;
 
   // MULTI: the queued commands (copied: the read buffer they came from moves on).
   bool in_multi = false;
@@ -76,6 +83,7 @@ class Session {
 
   std::atomic<std::int64_t> last_command_ms_{0};
   std::atomic<bool> kill_requested{false};  // CLIENT KILL from another connection.
+  std::atomic<bool> blocked{false};         // A parked command waits (CLIENT LIST flag b).
 
  private:
   const std::uint64_t id_;

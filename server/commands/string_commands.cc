@@ -298,7 +298,8 @@ void SetRange(CommandContext& ctx) {
 }  // namespace
 
 void RegisterStringCommands(CommandTable& table) {
-  const std::uint32_t read = kReadOnly | kFast, write = kWrite, fast_write = kWrite | kFast;
+  const std::uint32_t read = kReadOnly | kFast, write = kWrite | kBatch,
+                      fast_write = kWrite | kFast | kBatch;
   auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
                  int step, CommandHandler handler, std::string_view summary,
                  std::string_view since) {

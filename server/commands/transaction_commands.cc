@@ -7,6 +7,7 @@
 // with what WATCH saw (watch_registry.h explains why in that order).
 #include <string>
 
+#include "commands/busy_noting_records.h"
 #include "commands/client_info.h"
 #include "commands/command_table.h"
 #include "commands/dispatch.h"
@@ -85,10 +86,14 @@ void Exec(CommandContext& ctx) {
     aborted = !*unchanged;
     if (aborted) return Status::Ok();
     resp::ReplyWriter writer(&replies, session.protocol);
+    BusyNotingRecords records(txn);
     for (const std::vector<std::string>& command : session.queued) {
       const std::vector<std::string_view> args(command.begin(), command.end());
       const CommandSpec* spec = ctx.server.table().Find(args[0]);
-      RunChecked(ctx.server, session, *spec, args, writer, txn, &txn);
+      RunChecked(ctx.server, session, *spec, args, writer, records, &txn);
+      // A lock conflict: the commands so far replied with errors they must not keep; the
+      // whole EXEC rolls back and runs again.
+      if (records.busy()) return Status::Busy("EXEC met a lock conflict");
     }
     return Status::Ok();
   });

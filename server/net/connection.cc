@@ -3,8 +3,7 @@
 #include <cstdio>
 
 #include "commands/client_info.h"
-#include "commands/dispatch.h"
-#include "resp/parser.h"
+#include "commands/command_runner.h"
 
 namespace cairn::server {
 namespace {
@@ -13,6 +12,9 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
+// Input a parked connection buffers (commands sent behind a blocking one) before it stops
+// reading until the blocking command has answered.
+constexpr std::size_t kParkedInputLimit = 1024 * 1024;
 
 std::string Endpoint(const tcp::endpoint& e) {
   const asio::ip::address a = e.address();
@@ -35,13 +37,18 @@ std::string LocalOf(const tcp::socket& s) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, ServerState& server)
+Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& parked_threads,
+                       PassCommit& pass)
     : socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       server_(server),
-      session_(server.NextClientId(), PeerOf(socket_), LocalOf(socket_), server.clock().NowMs()) {
+      parked_threads_(parked_threads),
+      pass_(pass),
+      session_(server.NextClientId(), PeerOf(socket_), LocalOf(socket_), server.clock().NowMs()),
+      runner_(server, session_, pass.batch()) {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);  // Replies go out as soon as they are written.
+  socket_.non_blocking(true, ec);  // Reads happen when the socket is readable (OnReadable).
 }
 
 Connection::~Connection() {
@@ -55,7 +62,7 @@ void Connection::Start() {
   });
   registered_ = true;
   server_.connections_received.fetch_add(1, std::memory_order_relaxed);
-  Read();
+  Pump();
 }
 
 void Connection::RequestClose() {
@@ -65,6 +72,12 @@ void Connection::RequestClose() {
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
+  if (parked_ && park_wake_) {
+    // End the wait now: its result would be for nobody.
+    park_stop_.store(true);
+    park_wake_();
+  }
+  SetBlocked(false);
   ClearTransactionState(server_, session_);
   boost::system::error_code ec;
   idle_timer_.cancel();
@@ -78,15 +91,69 @@ void Connection::Close() {
 
 void Connection::ArmIdleTimer() {
   const std::int64_t timeout_s = server_.idle_timeout_s();
-  if (timeout_s <= 0) return;
+  if (timeout_s <= 0 || parked_) return;
   idle_timer_.expires_after(std::chrono::seconds(timeout_s));
   idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
     if (!ec) self->Close();  // Not re-armed by a read in time: idle too long.
   });
 }
 
-void Connection::Read() {
-  if (closed_ || session_.kill_requested.load()) return Close();
+void Connection::Pump() {
+  if (closed_) return;
+  if (session_.kill_requested.load()) return Close();
+  if (!writing_ && !syncing_) {
+    bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
+    if (parked_reply_) {
+      // The parked command's reply follows the replies sent before it parked.
+      out_ += *parked_reply_;
+      parked_reply_.reset();
+      parked_ = false;
+      session_.wrote = true;  // Its call may have written (a claim, an acquisition).
+      ran = true;
+    }
+    if (!parked_) {
+      const std::size_t before = begin_;
+      RunCommands();
+      if (closed_) return;
+      ran = ran || begin_ != before;
+      if (parked_) StartParkedCall();
+    }
+    if (std::exchange(session_.wrote, false)) pass_.MarkWritten();
+    // Replies to writes in the batch wait for its commit; under `always` every reply of a
+    // pass that wrote waits for the sync.
+    if (std::exchange(batched_, false) || (ran && pass_.sync() && pass_.written())) {
+      return AwaitSync();  // Then Pump again sends them.
+    }
+    if (!out_.empty()) {
+      StartWrite();
+    } else if (session_.close_after_reply) {
+      return Close();
+    }
+  }
+  // Reads wait while replies are written (backpressure). A parked connection reads on, up to
+  // a limit, so that it sees the client go away.
+  const bool want_read = !writing_ && !syncing_ && !session_.close_after_reply &&
+                         (!parked_ || end_ - begin_ < kParkedInputLimit);
+  if (want_read && !reading_) StartRead();
+}
+
+void Connection::StartRead() {
+  ArmIdleTimer();
+  reading_ = true;
+  WaitReadable();
+}
+
+void Connection::WaitReadable() {
+  // Wait first, then read. async_read_some would try a read at once, and right after a reply
+  // that nearly always finds nothing (the client is still reading the reply): one wasted
+  // system call per request.
+  socket_.async_wait(
+      tcp::socket::wait_read,
+      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
+}
+
+void Connection::OnReadable(const boost::system::error_code& ec) {
+  if (ec || closed_) return OnRead(ec, 0);
   if (begin_ == end_) begin_ = end_ = 0;
   // Room for the next chunk, or for the whole pending command when the parser knows its size
   // (so a large bulk is read straight into place).
@@ -98,71 +165,90 @@ void Connection::Read() {
     begin_ = 0;
   }
   if (in_.size() < end_ + room) in_.resize(end_ + room);
-  ArmIdleTimer();
-  socket_.async_read_some(asio::buffer(in_.data() + end_, in_.size() - end_),
-                          [self = shared_from_this()](const boost::system::error_code& ec,
-                                                      std::size_t n) { self->OnRead(ec, n); });
+  boost::system::error_code read_error;
+  const std::size_t n =
+      socket_.read_some(asio::buffer(in_.data() + end_, in_.size() - end_), read_error);
+  if (read_error == asio::error::would_block || read_error == asio::error::try_again) {
+    return WaitReadable();  // A spurious wake-up.
+  }
+  OnRead(read_error, n);
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
+  reading_ = false;
   idle_timer_.cancel();
   if (ec || closed_) return Close();
   end_ += n;
   server_.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
-  RunCommands();
+  Pump();
 }
 
 void Connection::RunCommands() {
-  resp::Limits limits;
-  limits.max_bulk_len = server_.proto_max_bulk_len();
-  resp::ReplyWriter writer(&out_, session_.protocol);
-  wanted_ = 0;
-  while (begin_ < end_ && !session_.close_after_reply) {
-    if (session_.kill_requested.load()) return Close();
-    const std::string_view input(in_.data() + begin_, end_ - begin_);
-    const resp::ParseResult parsed = resp::ParseCommand(input, limits, &args_, &arg_storage_);
-    if (parsed.status == resp::ParseStatus::kNeedMore) {
-      wanted_ = parsed.needed;
-      break;
-    }
-    if (parsed.status == resp::ParseStatus::kError) {
-      resp::ReplyWriter(&out_, session_.protocol).Error("ERR Protocol error: " + parsed.error);
-      session_.close_after_reply = true;
-      break;
-    }
-    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
-      Dispatch(server_, session_, args_, writer);
-      // HELLO may have switched the protocol for the replies that follow.
-      writer = resp::ReplyWriter(&out_, session_.protocol);
-    }
-    begin_ += parsed.consumed;
-  }
-  const bool wrote = std::exchange(session_.wrote, false);
-  if (wrote && server_.sync_before_reply()) {
-    const Status synced = server_.store().Sync();
+  const CommandRunner::Progress progress =
+      runner_.Run(std::string_view(in_.data() + begin_, end_ - begin_), &out_);
+  begin_ += progress.consumed;
+  wanted_ = progress.wanted;
+  batched_ = batched_ || progress.batched;
+  if (session_.kill_requested.load()) return Close();
+  if (session_.parked) parked_ = true;
+}
+
+void Connection::AwaitSync() {
+  syncing_ = true;
+  pass_.Await([self = shared_from_this()](const Status& synced) {
+    self->syncing_ = false;
+    if (self->closed_) return;
     if (!synced.ok()) {
       // The writes may not be durable: acknowledging them would be a lie, so the client gets
       // no reply at all and sees the connection drop (the outcome is unknown to it, as after
       // a crash).
-      std::fprintf(stderr, "cairn-server: sync failed, closing client %llu: %s\n",
-                   static_cast<unsigned long long>(session_.id()), synced.ToString().c_str());
-      return Close();
+      std::fprintf(stderr, "cairn-server: commit or sync failed, closing client %llu: %s\n",
+                   static_cast<unsigned long long>(self->session_.id()), synced.ToString().c_str());
+      return self->Close();
     }
-  }
-  if (!out_.empty()) return Write();
-  if (session_.close_after_reply) return Close();
-  Read();
+    self->Pump();
+  });
 }
 
-void Connection::Write() {
+void Connection::StartParkedCall() {
+  ParkedCall call = std::move(*session_.parked);
+  session_.parked.reset();
+  park_stop_.store(false);
+  park_wake_ = std::move(call.wake);
+  SetBlocked(true);
+  parked_threads_.Run([self = shared_from_this(), wait = std::move(call.wait)]() mutable {
+    std::string reply = wait(self->park_stop_);
+    auto executor = self->socket_.get_executor();
+    // The thread gives up its reference here, so the connection ends on its own io thread.
+    asio::post(executor, [self = std::move(self), reply = std::move(reply)]() mutable {
+      self->parked_reply_ = std::move(reply);
+      self->park_wake_ = nullptr;
+      self->SetBlocked(false);
+      self->Pump();
+    });
+  });
+}
+
+void Connection::SetBlocked(bool blocked) {
+  if (session_.blocked.exchange(blocked) != blocked) {
+    if (blocked) {
+      server_.blocked_clients.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      server_.blocked_clients.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+void Connection::StartWrite() {
+  writing_ = true;
   asio::async_write(
       socket_, asio::buffer(out_),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+        self->writing_ = false;
         self->server_.net_output_bytes.fetch_add(n, std::memory_order_relaxed);
         self->out_.clear();
-        if (ec || self->session_.close_after_reply) return self->Close();
-        // RunCommands ran every complete command: what is left is partial.
-        self->Read();
+        if (ec || self->closed_) return self->Close();
+        self->Pump();
       });
 }
 

@@ -1,25 +1,39 @@
 // One client connection: reads requests, runs every complete command in the bytes it has
 // (pipelining: replies in order, one write for the whole batch), writes the replies, and
-// reads again. A connection does one thing at a time (read, run, or write), so its handlers
-// never run concurrently and it needs no strand; Close may be requested from any thread and
-// is posted to the connection's executor. Closes on a protocol error (after replying), on
-// QUIT, on CLIENT KILL, at shutdown and after `timeout` idle seconds.
+// reads again. Its handlers run on its io thread only, so it needs no strand; Close may be
+// requested from any thread and is posted there.
+//
+// While it writes it does not read (a client that does not read its replies cannot make the
+// server buffer more than one batch of them). A blocking command that has to wait parks the
+// connection (commands/parked_call.h): the wait runs on a thread of its own, the connection
+// runs no further commands until the reply is in, and it keeps reading meanwhile (buffering
+// up to kParkedInputLimit bytes) so that it notices a client that goes away.
+//
+// Closes on a protocol error (after replying), on QUIT, on CLIENT KILL, at shutdown and after
+// `timeout` idle seconds (not while parked: the BLOCK time bounds that wait).
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "commands/command_runner.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "net/asio.h"
+#include "net/parked_threads.h"
+#include "net/pass_commit.h"
 
 namespace cairn::server {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(boost::asio::ip::tcp::socket socket, ServerState& server);
+  Connection(boost::asio::ip::tcp::socket socket, ServerState& server,
+             ParkedThreads& parked_threads, PassCommit& pass);
   ~Connection();
 
   void Start();
@@ -27,24 +41,40 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RequestClose();
 
  private:
-  void Read();
-  void OnRead(const boost::system::error_code& ec, std::size_t n);
+  // Does whatever the connection can do next: run the commands it has, write replies, read.
+  void Pump();
   void RunCommands();
-  void Write();
+  void AwaitSync();
+  void StartRead();
+  void WaitReadable();
+  void OnReadable(const boost::system::error_code& ec);
+  void OnRead(const boost::system::error_code& ec, std::size_t n);
+  void StartWrite();
+  void StartParkedCall();
+  void SetBlocked(bool blocked);  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
   void Close();
   void ArmIdleTimer();
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer idle_timer_;
   ServerState& server_;
+  ParkedThreads& parked_threads_;
+  PassCommit& pass_;  // Its io thread's (durability `always`).
   Session session_;
   std::string in_;  // in_[begin_, end_) is unprocessed input.
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   std::size_t wanted_ = 0;  // Input size the parser says may complete the pending command.
   std::string out_;
-  std::vector<std::string_view> args_;
-  std::string arg_storage_;
+  CommandRunner runner_;
+  bool reading_ = false;  // An async read is outstanding.
+  bool writing_ = false;  // An async write is outstanding (of out_).
+  bool batched_ = false;  // Replies in out_ answer writes in the pass's write batch.
+  bool syncing_ = false;  // The replies in out_ wait for the io thread's pass commit.
+  bool parked_ = false;   // A blocking command is waiting; commands after it wait too.
+  std::atomic<bool> park_stop_{false};       // Set to end the parked wait early.
+  std::function<void()> park_wake_;          // Makes the parked wait look at park_stop_.
+  std::optional<std::string> parked_reply_;  // The parked command's reply, once it is in.
   bool closed_ = false;
   bool registered_ = false;
 };

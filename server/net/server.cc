@@ -19,6 +19,8 @@ NetServer::NetServer(ServerState& state, int threads) : state_(state) {
   for (int i = 0; i < threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));
+    passes_.push_back(
+        std::make_unique<PassCommit>(*contexts_.back(), state.store(), state.sync_before_reply()));
   }
 }
 
@@ -60,15 +62,16 @@ Result<int> NetServer::Listen(const std::string& bind, int port) {
   return bound_port;
 }
 
-asio::io_context& NetServer::NextContext() {
-  asio::io_context& ctx = *contexts_[next_];
+std::size_t NetServer::NextContext() {
+  const std::size_t i = next_;
   next_ = (next_ + 1) % contexts_.size();
-  return ctx;
+  return i;
 }
 
 void NetServer::Accept(tcp::acceptor& acceptor) {
+  const std::size_t i = NextContext();
   acceptor.async_accept(
-      NextContext(), [this, &acceptor](const boost::system::error_code& ec, tcp::socket socket) {
+      *contexts_[i], [this, &acceptor, i](const boost::system::error_code& ec, tcp::socket socket) {
         if (stopping_.load()) return;
         if (!ec) {
           const std::size_t max = state_.maxclients();
@@ -79,7 +82,8 @@ void NetServer::Accept(tcp::acceptor& acceptor) {
             asio::write(socket, asio::buffer(kFull.data(), kFull.size()), ignored);
             socket.close(ignored);
           } else {
-            std::make_shared<Connection>(std::move(socket), state_)->Start();
+            std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *passes_[i])
+                ->Start();
           }
         }
         Accept(acceptor);
@@ -95,6 +99,9 @@ void NetServer::Run() {
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
+  // Every connection was closed, which stopped its parked call: these end promptly, and must
+  // before the store closes.
+  parked_threads_.JoinAll();
 }
 
 void NetServer::Stop() {

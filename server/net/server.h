@@ -12,6 +12,8 @@
 #include "cairn/result.h"
 #include "commands/server_state.h"
 #include "net/asio.h"
+#include "net/parked_threads.h"
+#include "net/pass_commit.h"
 
 namespace cairn::server {
 
@@ -31,13 +33,16 @@ class NetServer {
 
  private:
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
-  boost::asio::io_context& NextContext();
+  std::size_t NextContext();  // The index of the io_context for the next connection.
 
   ServerState& state_;
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
+  std::vector<std::unique_ptr<PassCommit>> passes_;  // One per io_context, same index.
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   std::vector<std::thread> threads_;
+  // After contexts_: destroyed (joined) first, while the executors its threads post to live.
+  ParkedThreads parked_threads_;
   std::size_t next_ = 0;
   std::atomic<bool> stopping_{false};
 };

@@ -195,6 +195,46 @@ TEST_F(LeaseTest, WaitersAreServedInArrivalOrder) {
   ASSERT_TRUE(second.ok() && std::holds_alternative<Lease>(*second));
 }
 
+TEST_F(LeaseTest, StoppedWaitersGiveUpWhenWokenWithoutAcquiring) {
+  MustAcquire("r", "a", 60'000);
+  std::atomic<bool> stop{false};
+  AcquireWaitOptions options;
+  options.wait_ms = 60'000;
+  options.stop = &stop;
+  Result<AcquireResult> first(Status::Internal("not run")), second(Status::Internal("not run"));
+  std::thread w1([&] { first = leases_->Acquire("r", "first", kTtl, options); });
+  AwaitWaiters(*clock_, 1);
+  std::thread w2([&] { second = leases_->Acquire("r", "second", kTtl, options); });
+  AwaitWaiters(*clock_, 2);
+  const std::int64_t before = clock_->NowMs();
+  stop = true;
+  leases_->WakeWaiters("r");
+  w1.join();
+  w2.join();
+  // Both stopped on the wake, not at a deadline, and neither took the lease.
+  EXPECT_EQ(clock_->NowMs(), before);
+  ASSERT_TRUE(first.ok() && std::holds_alternative<LeaseBusy>(*first));
+  ASSERT_TRUE(second.ok() && std::holds_alternative<LeaseBusy>(*second));
+  EXPECT_EQ(std::get<LeaseBusy>(*second).holder, "a");
+  ASSERT_EQ(leases_->Inspect("r")->holders.size(), 1u);
+}
+
+TEST_F(LeaseTest, WaitingSemaphoreAcquisitionTakesTheFreedSlot) {
+  MustAcquire("s", "a");
+  AcquireWaitOptions options;
+  options.limit = 1;
+  options.wait_ms = 60'000;
+  Result<AcquireResult> got(Status::Internal("not run"));
+  std::thread waiter([&] { got = leases_->Acquire("s", "b", kTtl, options); });
+  AwaitWaiters(*clock_, 1);
+  // A wake with nothing changed only makes the waiter look again.
+  leases_->WakeWaiters("s");
+  AwaitWaiters(*clock_, 1);
+  clock_->Advance(kTtl);
+  waiter.join();
+  ASSERT_TRUE(got.ok() && std::holds_alternative<Lease>(*got));
+}
+
 TEST_F(LeaseTest, SemaphoreAdmitsUpToItsLimit) {
   std::vector<Lease> slots;
   for (int i = 0; i < 3; ++i) {

@@ -115,6 +115,29 @@ TEST_F(TransactionTest, ALockedKeyMakesOtherWritersWaitThenBusy) {
   EXPECT_EQ(*store_->IncrBy("k", 1), 1);
 }
 
+TEST_F(TransactionTest, SavePointTakesBackTheWritesSinceIt) {
+  Open(/*lock_timeout_ms=*/1);
+  auto txn = Begin();
+  ASSERT_TRUE(txn->Set("kept", "1").ok());
+  txn->SetSavePoint();
+  ASSERT_TRUE(txn->Set("undone", "2").ok());
+  ASSERT_TRUE(txn->IncrBy("kept", 5).ok());
+  ASSERT_TRUE(txn->RollbackToSavePoint().ok());
+  EXPECT_EQ(*txn->Get("kept"), "1");
+  EXPECT_EQ(*txn->Get("undone"), std::nullopt);
+  // Its lock is kept until the transaction ends.
+  EXPECT_TRUE(store_->Set("undone", "other").status().IsBusy());
+  txn->SetSavePoint();
+  ASSERT_TRUE(txn->Set("popped", "3").ok());
+  ASSERT_TRUE(txn->PopSavePoint().ok());
+  EXPECT_EQ(txn->RollbackToSavePoint().code(), StatusCode::kNotFound) << "no mark is left";
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(*store_->Get("kept"), "1");
+  EXPECT_EQ(*store_->Get("popped"), "3");
+  EXPECT_EQ(*store_->Get("undone"), std::nullopt);
+  EXPECT_TRUE(store_->Set("undone", "other").ok());
+}
+
 TEST_F(TransactionTest, DeadlockIsDetectedAndReportedAsBusy) {
   Open(/*lock_timeout_ms=*/60'000);  // Only deadlock detection can end the wait quickly.
   auto first = Begin();

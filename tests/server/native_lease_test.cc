@@ -194,8 +194,9 @@ TEST_F(NativeLeaseTest, BadArgumentsAreRefusedAndChangeNothing) {
       << "not wrapped to 1";
   EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", "a", "1000", "LIMIT", "2", "LIMIT", "2"}),
             "(error) ERR syntax error");
-  // Waiting is not offered (yet): BLOCK is an unknown option.
-  EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", "a", "1000", "BLOCK", "100"}), "(error) ERR syntax error");
+  EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", "a", "1000", "BLOCK", "-1"}),
+            "(error) ERR timeout is negative");
+  EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", "a", "1000", "BLOCK"}), "(error) ERR syntax error");
   EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", "a", "1000", "NX"}), "(error) ERR syntax error");
   EXPECT_EQ(Do({"LEASE.ACQUIRE", "r", std::string(257, 'o'), "1000"}),
             "(error) ERR lease owner is 257 bytes; the limit is 256");
@@ -246,7 +247,7 @@ TEST_F(NativeLeaseTest, RefusedInsideMultiAndDeclaredInTheCommandTable) {
   ASSERT_EQ(info.elements.size(), 2u) << info.ToString();
   EXPECT_EQ(info.elements[0].elements[0].str, "lease.acquire");
   EXPECT_EQ(info.elements[0].elements[1].integer, -4);
-  EXPECT_EQ(info.elements[0].elements[2].ToString(), "[write, fast, no_multi]");
+  EXPECT_EQ(info.elements[0].elements[2].ToString(), "[write, fast, blocking, no_multi]");
   EXPECT_EQ(info.elements[0].elements[3].integer, 1);  // First key: the resource.
   EXPECT_EQ(info.elements[0].elements[4].integer, 1);
   EXPECT_EQ(info.elements[0].elements[5].integer, 1);

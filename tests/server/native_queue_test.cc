@@ -370,8 +370,8 @@ TEST_F(NativeQueueTest, BadArgumentsAreRefusedAndChangeNothing) {
             "(error) ERR COUNT must be between 1 and 1000");
   EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "VISIBILITY", "0"}),
             "(error) ERR visibility timeout must be between 1 and 604800000 ms, got 0 ms");
-  // Waiting is not offered (yet): BLOCK is an unknown option.
-  EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "100"}), syntax);
+  EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "-100"}),
+            "(error) ERR timeout is negative");
   EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "nope", "w"}),
             "(error) NOGROUP No such consumer group 'nope' for queue 'q'; create it with "
             "QUEUE.GROUP");

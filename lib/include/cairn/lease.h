@@ -19,6 +19,7 @@
 // row per resource ever leased) so that fencing checks remain exact. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -67,6 +68,18 @@ struct LeaseState {
   std::uint64_t highest_fencing = 0;  // The newest fencing number issued for the resource.
 };
 
+// How a waiting acquisition (LeaseManager::Acquire with options) waits.
+struct AcquireWaitOptions {
+  // Holders allowed at once: 1 for a lease, N for a semaphore (1..kMaxSemaphoreLimit).
+  std::uint32_t limit = 1;
+  // How long to wait for a slot (0..kMaxLeaseTtlMs). Default: 0, answer at once.
+  std::int64_t wait_ms = 0;
+  // When set, a waiter that finds *stop true stops waiting and returns the LeaseBusy of its
+  // last look (it looks once if it has not yet, so it may still acquire). WakeWaiters makes
+  // waiters look at it now. Lets a server stop the waits of clients that went away.
+  const std::atomic<bool>* stop = nullptr;
+};
+
 struct WithLockOptions {
   // How long to wait for the lease. Default: 0 (fail with kConflict at once if held).
   std::int64_t wait_ms = 0;
@@ -113,6 +126,13 @@ class LeaseManager {
   // Like TryAcquire, but waits up to wait_ms for the lease; LeaseBusy after the wait.
   Result<AcquireResult> Acquire(std::string_view resource, std::string_view owner,
                                 std::int64_t ttl_ms, std::int64_t wait_ms);
+
+  // TryAcquire or TryAcquireSlot that waits as `options` say; LeaseBusy after the wait.
+  Result<AcquireResult> Acquire(std::string_view resource, std::string_view owner,
+                                std::int64_t ttl_ms, const AcquireWaitOptions& options);
+
+  // Wakes every acquisition waiting on the resource, so that it looks again (or stops).
+  void WakeWaiters(std::string_view resource);
 
   // Takes one of `limit` slots of a counting semaphore. REQUIRES: 1 <= limit <= 1024.
   Result<AcquireResult> TryAcquireSlot(std::string_view resource, std::string_view owner,

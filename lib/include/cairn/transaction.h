@@ -51,6 +51,15 @@ class Transaction final : public Records {
   // Discards every write and releases the locks. Idempotent.
   void Rollback();
 
+  // Save points, nested: SetSavePoint marks the current state; RollbackToSavePoint undoes
+  // every write made since the newest mark (the locks taken since stay held until the
+  // transaction ends), then drops the mark, and the transaction carries on; PopSavePoint drops the
+  // newest mark and keeps the writes. Lets a caller running many operations in one transaction take
+  // back one that failed halfway. Both fail with kNotFound when no mark is set.
+  void SetSavePoint();
+  Status RollbackToSavePoint();
+  Status PopSavePoint();
+
   // For the library's own engines.
   internal::TransactionCore& core() { return *core_; }
 

@@ -89,31 +89,31 @@ class LeaseManager::Impl {
   }
 
   Result<AcquireResult> AcquireWaiting(std::string_view resource, std::string_view owner,
-                                       std::uint32_t limit, std::int64_t ttl_ms,
-                                       std::int64_t wait_ms) {
-    CAIRN_RETURN_IF_ERROR(ValidateWait(wait_ms));
+                                       const AcquireWaitOptions& o, std::int64_t ttl_ms) {
+    CAIRN_RETURN_IF_ERROR(ValidateWait(o.wait_ms));
     const Clock& clock = core_.clock();
-    const std::int64_t deadline = clock.NowMs() + wait_ms;
+    const std::int64_t deadline = clock.NowMs() + o.wait_ms;
+    auto stopped = [&] { return o.stop != nullptr && o.stop->load(); };
     Wakeup wakeup;
     internal::WakeupRegistry::Entry ticket(waiters_, std::string(resource), &wakeup);
     while (true) {
       const std::int64_t now = clock.NowMs();
-      if (!ticket.first()) {
+      if (!ticket.first() && now < deadline && !stopped()) {
         // Not our turn: wait for the waiters ahead of us (or our deadline), then look again.
-        if (now < deadline) {
-          clock.WaitUntil(wakeup, deadline);
-          continue;
-        }
+        clock.WaitUntil(wakeup, deadline);
+        continue;
       }
-      Result<AcquireResult> result = TryAcquire(resource, owner, limit, ttl_ms);
+      Result<AcquireResult> result = TryAcquire(resource, owner, o.limit, ttl_ms);
       if (!result.ok()) return result;
       const auto* busy = std::get_if<LeaseBusy>(&*result);
-      if (busy == nullptr || now >= deadline) return result;
+      if (busy == nullptr || now >= deadline || stopped()) return result;
       // Woken by a release through this manager, or at the holder's expiry instant, or at our
       // deadline, whichever comes first.
       clock.WaitUntil(wakeup, std::min(deadline, now + busy->retry_after_ms));
     }
   }
+
+  void WakeWaiters(std::string_view resource) { waiters_.NotifyAll(std::string(resource)); }
 
   template <typename Change>
   Result<OwnerResult> OwnerMutate(std::string_view resource, std::string_view token,
@@ -235,8 +235,16 @@ Result<AcquireResult> LeaseManager::TryAcquire(std::string_view resource, std::s
 
 Result<AcquireResult> LeaseManager::Acquire(std::string_view resource, std::string_view owner,
                                             std::int64_t ttl_ms, std::int64_t wait_ms) {
-  return impl_->AcquireWaiting(resource, owner, 1, ttl_ms, wait_ms);
+  return impl_->AcquireWaiting(resource, owner, AcquireWaitOptions{1, wait_ms, nullptr}, ttl_ms);
 }
+
+Result<AcquireResult> LeaseManager::Acquire(std::string_view resource, std::string_view owner,
+                                            std::int64_t ttl_ms,
+                                            const AcquireWaitOptions& options) {
+  return impl_->AcquireWaiting(resource, owner, options, ttl_ms);
+}
+
+void LeaseManager::WakeWaiters(std::string_view resource) { impl_->WakeWaiters(resource); }
 
 Result<AcquireResult> LeaseManager::TryAcquireSlot(std::string_view resource,
                                                    std::string_view owner, std::uint32_t limit,
@@ -247,7 +255,8 @@ Result<AcquireResult> LeaseManager::TryAcquireSlot(std::string_view resource,
 Result<AcquireResult> LeaseManager::AcquireSlot(std::string_view resource, std::string_view owner,
                                                 std::uint32_t limit, std::int64_t ttl_ms,
                                                 std::int64_t wait_ms) {
-  return impl_->AcquireWaiting(resource, owner, limit, ttl_ms, wait_ms);
+  return impl_->AcquireWaiting(resource, owner, AcquireWaitOptions{limit, wait_ms, nullptr},
+                               ttl_ms);
 }
 
 Result<OwnerResult> LeaseManager::Extend(std::string_view resource, std::string_view token,

@@ -1,0 +1,60 @@
+// A Records over a store transaction that notes whether any call failed with kBusy (a lock
+// wait timed out, or a deadlock was detected). Command handlers turn a failed call into an
+// error reply and carry on, so without this the code that runs them in one transaction (EXEC,
+// batched writes) could not tell a conflict — after which the whole transaction must be rolled
+// back and run again — from an ordinary error reply, and would commit half of it.
+#pragma once
+
+#include "cairn/records.h"
+#include "cairn/transaction.h"
+
+namespace cairn::server {
+
+class BusyNotingRecords final : public Records {
+ public:
+  explicit BusyNotingRecords(Transaction& txn) : txn_(txn) {}
+
+  // True once a call has failed with kBusy.
+  bool busy() const { return busy_; }
+
+  Result<std::optional<std::string>> Get(std::string_view key) override {
+    return Note(txn_.Get(key));
+  }
+  Result<SetResult> Set(std::string_view key, std::string_view value,
+                        const SetOptions& options = {}) override {
+    return Note(txn_.Set(key, value, options));
+  }
+  Result<bool> Delete(std::string_view key) override { return Note(txn_.Delete(key)); }
+  Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
+                                   std::string_view desired,
+                                   Expiry expiry = Expiry::Keep()) override {
+    return Note(txn_.CompareAndSwap(key, expected, desired, expiry));
+  }
+  Result<bool> CompareAndDelete(std::string_view key, std::string_view expected) override {
+    return Note(txn_.CompareAndDelete(key, expected));
+  }
+  Result<bool> Expire(std::string_view key, std::int64_t ttl_ms) override {
+    return Note(txn_.Expire(key, ttl_ms));
+  }
+  Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms) override {
+    return Note(txn_.ExpireAt(key, at_ms));
+  }
+  Result<bool> Persist(std::string_view key) override { return Note(txn_.Persist(key)); }
+  Result<TtlState> GetTtl(std::string_view key) override { return Note(txn_.GetTtl(key)); }
+  Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) override {
+    return Note(txn_.IncrBy(key, delta));
+  }
+  Result<ScanPage> Scan(const ScanRequest& request) override { return Note(txn_.Scan(request)); }
+
+ private:
+  template <typename T>
+  Result<T> Note(Result<T> result) {
+    if (!result.ok() && result.status().IsBusy()) busy_ = true;
+    return result;
+  }
+
+  Transaction& txn_;
+  bool busy_ = false;
+};
+
+}  // namespace cairn::server

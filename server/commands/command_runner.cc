@@ -1,0 +1,58 @@
+#include "commands/command_runner.h"
+
+#include "commands/dispatch.h"
+#include "resp/parser.h"
+#include "resp/reply_writer.h"
+
+namespace cairn::server {
+
+CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* out) {
+  resp::Limits limits;
+  limits.max_bulk_len = server_.proto_max_bulk_len();
+  resp::ReplyWriter writer(out, session_.protocol);
+  Progress progress;
+  std::size_t& pos = progress.consumed;
+  while (pos < input.size() && !session_.close_after_reply && !session_.kill_requested.load()) {
+    const std::string_view rest = input.substr(pos);
+    const resp::ParseResult parsed = resp::ParseCommand(rest, limits, &args_, &arg_storage_);
+    if (parsed.status == resp::ParseStatus::kNeedMore) {
+      progress.wanted = parsed.needed;
+      break;
+    }
+    if (parsed.status == resp::ParseStatus::kError) {
+      writer.Error("ERR Protocol error: " + parsed.error);
+      session_.close_after_reply = true;
+      break;
+    }
+    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
+      const CommandSpec* spec = server_.table().Find(args_[0]);
+      bool done = false;
+      if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
+        const std::size_t reply_at = out->size();
+        const WriteBatch::Outcome outcome = batch_.Run([&](Records& records, Transaction* txn) {
+          Dispatch(server_, session_, args_, writer, records, txn);
+        });
+        done = outcome == WriteBatch::Outcome::kRan;
+        progress.batched = progress.batched || done;
+        if (outcome == WriteBatch::Outcome::kTakenBack) {
+          // It met a lock conflict and was undone: its reply goes, and it runs again alone.
+          out->resize(reply_at);
+          server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
+          server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
+        }
+      } else {
+        batch_.Commit();  // What runs next sees every write before it.
+      }
+      if (!done) {
+        Dispatch(server_, session_, args_, writer);
+        // HELLO may have switched the protocol for the replies that follow.
+        writer = resp::ReplyWriter(out, session_.protocol);
+      }
+    }
+    pos += parsed.consumed;
+    if (session_.parked) break;  // The commands after it wait for its reply.
+  }
+  return progress;
+}
+
+}  // namespace cairn::server

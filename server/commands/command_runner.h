@@ -1,0 +1,46 @@
+// Runs the complete commands at the front of one client's input, in order, appending their
+// replies (pipelining: many commands per read, one write for all their replies). Stops early
+// at a protocol error (after replying; the connection then closes), at QUIT, at CLIENT KILL and
+// at a blocking command that parked (session.parked), whose successors must wait for it.
+//
+// kBatch writes join the io thread's write batch (write_batch.h), whose commit the caller
+// awaits before it sends the replies when Progress::batched says so. Anything else commits
+// the batch first. Knows nothing of sockets.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/server_state.h"
+#include "commands/session.h"
+#include "commands/write_batch.h"
+
+namespace cairn::server {
+
+class CommandRunner {
+ public:
+  CommandRunner(ServerState& server, Session& session, WriteBatch& batch)
+      : server_(server), session_(session), batch_(batch) {}
+
+  struct Progress {
+    std::size_t consumed = 0;  // Input bytes used (whole commands only).
+    std::size_t wanted = 0;    // When the input ends inside a command: the size that may
+                               // complete it, as far as the parser can tell (0: unknown).
+    bool batched = false;      // A command joined the write batch: its reply waits for the
+                               // batch's commit.
+  };
+
+  // Runs what `input` holds and appends the replies to *out (in the session's protocol).
+  Progress Run(std::string_view input, std::string* out);
+
+ private:
+  ServerState& server_;
+  Session& session_;
+  WriteBatch& batch_;  // The io thread's, shared by its connections.
+  std::vector<std::string_view> args_;
+  std::string arg_storage_;
+};
+
+}  // namespace cairn::server

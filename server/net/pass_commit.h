@@ -1,0 +1,66 @@
+// The end of a pass of an io thread, where what its connections wrote becomes durable before
+// they are answered. A connection whose commands joined the write batch (or that wrote
+// anything, under durability `always`) hands its replies' release to Await; once every handler
+// that is ready on the thread has run, Flush commits the batch — one write-ahead-log write for
+// all of them — and, under `always`, syncs the log once, as Redis's appendfsync always does per
+// event-loop pass; then each waiting connection sends its replies (or, if the commit or sync
+// failed, drops without a reply: its writes' outcome is unknown). One per io thread, used only
+// on it.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "cairn/status.h"
+#include "cairn/store.h"
+#include "commands/write_batch.h"
+#include "net/asio.h"
+
+namespace cairn::server {
+
+class PassCommit {
+ public:
+  PassCommit(boost::asio::io_context& context, Store& store, bool sync)
+      : context_(context), store_(store), sync_(sync), batch_(store) {}
+
+  // The io thread's write batch, for its connections' command runners.
+  WriteBatch& batch() { return batch_; }
+
+  // Something was written in this pass (under `always` every reply of the pass then waits
+  // for the sync, so that nobody reads a write before it is durable).
+  void MarkWritten() { written_ = true; }
+  bool written() const { return written_; }
+  bool sync() const { return sync_; }
+
+  // Calls done(status) on this io thread once everything written before the call is
+  // committed (and, under `always`, synced).
+  void Await(std::function<void(const Status&)> done) {
+    waiting_.push_back(std::move(done));
+    if (scheduled_) return;
+    scheduled_ = true;
+    // Posted behind the handlers that are ready now, so that their writes share this commit.
+    boost::asio::post(context_, [this] { Flush(); });
+  }
+
+ private:
+  void Flush() {
+    scheduled_ = false;
+    batch_.Commit();
+    Status status = batch_.TakeStatus();
+    if (status.ok() && sync_ && written_) status = store_.Sync();
+    written_ = false;
+    std::vector<std::function<void(const Status&)>> waiting;
+    waiting.swap(waiting_);
+    for (auto& done : waiting) done(status);
+  }
+
+  boost::asio::io_context& context_;
+  Store& store_;
+  const bool sync_;
+  WriteBatch batch_;
+  std::vector<std::function<void(const Status&)>> waiting_;
+  bool scheduled_ = false;
+  bool written_ = false;
+};
+
+}  // namespace cairn::server

@@ -1,0 +1,142 @@
+// The command runner without sockets: input bytes in, reply bytes out, against a real store.
+// Covers what the socket tests cannot force: a batched write that meets a lock held by another
+// transaction is taken back (its partial writes and its reply discarded), the batch before it
+// committed, and it runs again alone — every command counting once; a read commits the batch
+// first; input that ends inside a command leaves that command for later; a parked blocking
+// command stops the run. Each test commits the batch as the io thread's pass would.
+#include "commands/command_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cairn/clock.h"
+#include "cairn/store.h"
+#include "commands/command_table.h"
+#include "commands/server_state.h"
+#include "commands/session.h"
+#include "commands/write_batch.h"
+#include "config/server_config.h"
+#include "support/temp_dir.h"
+
+namespace cairn::server {
+namespace {
+
+std::string Encode(const std::vector<std::string>& args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (const std::string& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  return out;
+}
+
+class CommandRunnerTest : public ::testing::Test {
+ protected:
+  CommandRunnerTest() {
+    Options options = test::TestOptions(dir_.path());
+    options.lock_timeout_ms = 1;  // A held lock fails the waiter at once, with kBusy.
+    store_ = test::OpenOrDie(options);
+    state_ = std::make_unique<ServerState>(*store_, table_, ServerConfig{}, DefaultClock());
+    session_ = std::make_unique<Session>(1, "test:1", "test:0", 0);
+    batch_ = std::make_unique<WriteBatch>(*store_);
+    runner_ = std::make_unique<CommandRunner>(*state_, *session_, *batch_);
+  }
+
+  // Runs `input` and commits the batch; returns the replies, and the bytes consumed in
+  // *consumed.
+  std::string Run(const std::string& input, std::size_t* consumed = nullptr) {
+    std::string out;
+    const CommandRunner::Progress p = runner_->Run(input, &out);
+    if (consumed != nullptr) *consumed = p.consumed;
+    batch_->Commit();
+    const Status committed = batch_->TakeStatus();
+    EXPECT_TRUE(committed.ok()) << committed.ToString();
+    return out;
+  }
+
+  test::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  const CommandTable table_ = BuildCommandTable();
+  std::unique_ptr<ServerState> state_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<WriteBatch> batch_;
+  std::unique_ptr<CommandRunner> runner_;
+};
+
+TEST_F(CommandRunnerTest, PipelinedWritesAnswerInOrderAndLand) {
+  const std::string input = Encode({"SET", "a", "1"}) + Encode({"INCR", "a"}) +
+                            Encode({"INCR", "nope", "extra"}) + Encode({"APPEND", "a", "0"}) +
+                            Encode({"INCRBY", "a", "x"});
+  EXPECT_EQ(Run(input),
+            "+OK\r\n:2\r\n-ERR wrong number of arguments for 'incr' command\r\n:2\r\n"
+            "-ERR value is not an integer or out of range\r\n");
+  EXPECT_EQ(*store_->Get("a"), "20");
+  EXPECT_EQ(state_->write_batch_retries.load(), 0u);
+}
+
+TEST_F(CommandRunnerTest, AWriteThatMeetsAHeldLockIsTakenBackAndRunAlone) {
+  // Another transaction holds key b for the whole run.
+  Result<std::unique_ptr<Transaction>> other = store_->BeginTransaction();
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Set("b", "held").ok());
+
+  // MSET writes c before it meets b's lock: taking it back must undo c too.
+  const std::string input =
+      Encode({"INCR", "a"}) + Encode({"MSET", "c", "1", "b", "2"}) + Encode({"INCR", "a"});
+  const std::string out = Run(input);
+  // INCR a counted once per command; MSET, run alone, fails on the lock and says so.
+  ASSERT_TRUE(out.starts_with(":1\r\n-ERR ")) << out;
+  EXPECT_TRUE(out.ends_with("\r\n:2\r\n")) << out;
+  EXPECT_EQ(out.find(":3"), std::string::npos) << out;
+  EXPECT_EQ(state_->write_batch_retries.load(), 1u);
+  EXPECT_EQ(state_->commands_processed.load(), 3u);
+  (*other)->Rollback();
+  EXPECT_EQ(*store_->Get("a"), "2");
+  EXPECT_EQ(*store_->Get("b"), std::nullopt);
+  EXPECT_EQ(*store_->Get("c"), std::nullopt);
+}
+
+TEST_F(CommandRunnerTest, AReadEndsARunAndSeesItsWrites) {
+  const std::string input = Encode({"SET", "a", "1"}) + Encode({"GET", "a"}) +
+                            Encode({"SET", "a", "2"}) + Encode({"GET", "a"});
+  EXPECT_EQ(Run(input), "+OK\r\n$1\r\n1\r\n+OK\r\n$1\r\n2\r\n");
+}
+
+TEST_F(CommandRunnerTest, InputEndingInsideACommandLeavesItForLater) {
+  const std::string whole = Encode({"SET", "a", "1"}) + Encode({"SET", "b", "2"});
+  const std::string partial = Encode({"SET", "c", "3"}).substr(0, 9);
+  std::size_t consumed = 0;
+  EXPECT_EQ(Run(whole + partial, &consumed), "+OK\r\n+OK\r\n");
+  EXPECT_EQ(consumed, whole.size());
+  EXPECT_EQ(*store_->Get("a"), "1");
+  EXPECT_EQ(*store_->Get("b"), "2");
+  EXPECT_EQ(*store_->Get("c"), std::nullopt);
+}
+
+TEST_F(CommandRunnerTest, MultiQueuesRatherThanBatches) {
+  const std::string input =
+      Encode({"MULTI"}) + Encode({"SET", "a", "1"}) + Encode({"INCR", "a"}) + Encode({"EXEC"});
+  EXPECT_EQ(Run(input), "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:2\r\n");
+}
+
+TEST_F(CommandRunnerTest, AParkedCommandStopsTheRun) {
+  ASSERT_EQ(Run(Encode({"QUEUE.GROUP", "q", "g"})), ":1\r\n");
+  const std::string claim = Encode({"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "0"});
+  std::size_t consumed = 0;
+  EXPECT_EQ(Run(Encode({"SET", "a", "1"}) + claim + Encode({"SET", "a", "2"}), &consumed),
+            "+OK\r\n");
+  EXPECT_EQ(consumed, Encode({"SET", "a", "1"}).size() + claim.size());
+  EXPECT_TRUE(session_->parked.has_value());
+  EXPECT_EQ(*store_->Get("a"), "1");
+}
+
+TEST_F(CommandRunnerTest, AProtocolErrorAnswersAndStops) {
+  std::size_t consumed = 0;
+  EXPECT_EQ(Run(Encode({"SET", "a", "1"}) + "*1\r\n$x\r\n", &consumed),
+            "+OK\r\n-ERR Protocol error: invalid bulk length\r\n");
+  EXPECT_TRUE(session_->close_after_reply);
+  EXPECT_EQ(*store_->Get("a"), "1");
+}
+
+}  // namespace
+}  // namespace cairn::server
