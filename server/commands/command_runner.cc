@@ -17,6 +17,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     const resp::ParseResult parsed = resp::ParseCommand(rest, limits, &args_, &arg_storage_);
     if (parsed.status == resp::ParseStatus::kNeedMore) {
       progress.wanted = parsed.needed;
+      progress.at_least = parsed.at_least;
       break;
     }
     if (parsed.status == resp::ParseStatus::kError) {

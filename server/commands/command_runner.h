@@ -28,6 +28,8 @@ class CommandRunner {
     std::size_t consumed = 0;  // Input bytes used (whole commands only).
     std::size_t wanted = 0;    // When the input ends inside a command: the size that may
                                // complete it, as far as the parser can tell (0: unknown).
+    std::size_t at_least = 0;  // Then also: the least the command can take; parsing again
+                               // with less input would be wasted (ParseResult::at_least).
     bool batched = false;      // A command joined the write batch: its reply waits for the
                                // batch's commit.
   };

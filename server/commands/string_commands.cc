@@ -273,7 +273,8 @@ void SetRange(CommandContext& ctx) {
   if (!offset) return ctx.reply.Error(kNotInteger);
   if (*offset < 0) return ctx.reply.Error("ERR offset is out of range");
   const std::string_view patch = ctx.args[3];
-  if (!patch.empty() && *offset + static_cast<std::int64_t>(patch.size()) > kMaxStringBytes) {
+  // Compared without adding, which would overflow for an offset near INT64_MAX.
+  if (!patch.empty() && *offset > kMaxStringBytes - static_cast<std::int64_t>(patch.size())) {
     return ctx.reply.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   }
   std::size_t length = 0;

@@ -1,5 +1,6 @@
 #include "net/connection.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commands/client_info.h"
@@ -15,6 +16,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // Input a parked connection buffers (commands sent behind a blocking one) before it stops
 // reading until the blocking command has answered.
 constexpr std::size_t kParkedInputLimit = 1024 * 1024;
+// Input buffer capacity kept between commands; a larger one (left by a large command) is freed.
+constexpr std::size_t kKeptInputBuffer = 1024 * 1024;
 
 std::string Endpoint(const tcp::endpoint& e) {
   const asio::ip::address a = e.address();
@@ -111,7 +114,9 @@ void Connection::Pump() {
       session_.wrote = true;  // Its call may have written (a claim, an acquisition).
       ran = true;
     }
-    if (!parked_) {
+    // A command still short of the least it can take is not parsed again yet: a command of a
+    // million small arguments would otherwise be parsed from its start on every read.
+    if (!parked_ && end_ - begin_ >= parse_at_) {
       const std::size_t before = begin_;
       RunCommands();
       if (closed_) return;
@@ -154,10 +159,17 @@ void Connection::WaitReadable() {
 
 void Connection::OnReadable(const boost::system::error_code& ec) {
   if (ec || closed_) return OnRead(ec, 0);
-  if (begin_ == end_) begin_ = end_ = 0;
-  // Room for the next chunk, or for the whole pending command when the parser knows its size
-  // (so a large bulk is read straight into place).
-  std::size_t room = std::max(kReadChunk, wanted_ > end_ - begin_ ? wanted_ - (end_ - begin_) : 0);
+  if (begin_ == end_) {
+    begin_ = end_ = 0;
+    // A large command is done: give back its buffer rather than keep it for a small one.
+    if (in_.capacity() > kKeptInputBuffer) std::string().swap(in_);
+  }
+  // Room for the next chunk, or toward the pending command when the parser knows its size
+  // (so a large bulk is read straight into place) — but at most as much again as has
+  // arrived, so that a declared size alone does not commit memory.
+  const std::size_t have = end_ - begin_;
+  std::size_t room = kReadChunk;
+  if (wanted_ > have) room = std::clamp(wanted_ - have, kReadChunk, std::max(kReadChunk, have));
   if (begin_ > 0 && in_.size() - end_ < room) {
     in_.erase(0, begin_);  // Keep the unprocessed bytes only.
     in_.resize(in_.capacity());
@@ -188,6 +200,7 @@ void Connection::RunCommands() {
       runner_.Run(std::string_view(in_.data() + begin_, end_ - begin_), &out_);
   begin_ += progress.consumed;
   wanted_ = progress.wanted;
+  parse_at_ = progress.at_least;
   batched_ = batched_ || progress.batched;
   if (session_.kill_requested.load()) return Close();
   if (session_.parked) parked_ = true;

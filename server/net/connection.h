@@ -64,7 +64,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string in_;  // in_[begin_, end_) is unprocessed input.
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
-  std::size_t wanted_ = 0;  // Input size the parser says may complete the pending command.
+  std::size_t wanted_ = 0;    // Input size the parser says may complete the pending command.
+  std::size_t parse_at_ = 0;  // The least input the pending command can take (don't parse).
   std::string out_;
   CommandRunner runner_;
   bool reading_ = false;  // An async read is outstanding.

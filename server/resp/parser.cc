@@ -184,8 +184,18 @@ ParseResult ParseMultibulk(std::string_view input, const Limits& limits,
   for (std::int64_t i = 0; i < count; ++i) {
     std::string_view value;
     ParseResult failure;
+    const std::size_t start = pos;
     pos = ReadBulk(input, pos, limits, &value, &failure);
-    if (pos == kNpos) return failure;
+    if (pos == kNpos) {
+      if (failure.status == ParseStatus::kNeedMore) {
+        // This bulk ends past the input, and each one after it takes kMinBulkFrame bytes or
+        // more.
+        const std::size_t rest = static_cast<std::size_t>(count - i - 1);
+        failure.at_least = std::max({failure.needed, input.size() + 1, start + kMinBulkFrame}) +
+                           rest * kMinBulkFrame;
+      }
+      return failure;
+    }
     args->push_back(value);
   }
   return Finished(ParseStatus::kCommand, pos);
@@ -348,11 +358,18 @@ ParseResult ParseInline(std::string_view input, const Limits& limits,
 ParseResult ParseCommand(std::string_view input, const Limits& limits,
                          std::vector<std::string_view>* args, std::string* storage) {
   args->clear();
-  if (input.empty()) return NeedMore(0);
+  if (input.empty()) {
+    ParseResult empty = NeedMore(0);
+    empty.at_least = 1;
+    return empty;
+  }
   ParseResult result = input.front() == '*' ? ParseMultibulk(input, limits, args)
                                             : ParseInline(input, limits, args, storage);
   // Arguments gathered before the input ran out or went wrong are not a command.
   if (result.status != ParseStatus::kCommand) args->clear();
+  if (result.status == ParseStatus::kNeedMore) {
+    result.at_least = std::max({result.at_least, result.needed, input.size() + 1});
+  }
   return result;
 }
 

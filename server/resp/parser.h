@@ -38,7 +38,11 @@ struct ParseResult {
   ParseStatus status = ParseStatus::kNeedMore;
   std::size_t consumed = 0;  // kCommand, kEmpty: bytes of input the command took.
   std::size_t needed = 0;    // kNeedMore: total input size that may complete it (0: unknown).
-  std::string error;         // kError: the message after "Protocol error: ", as Redis words it.
+  // kNeedMore: a lower bound on the total input size of the command (always more than the
+  // input given). Parsing again before the input reaches it is wasted work: a caller that
+  // waits for it parses a command of a million small arguments a few times, not once per read.
+  std::size_t at_least = 0;
+  std::string error;  // kError: the message after "Protocol error: ", as Redis words it.
 };
 
 // Parses the command at the start of `input`. On kCommand, `args` is cleared and filled with

@@ -489,12 +489,27 @@ TEST(RespParserTest, EveryProperPrefixOfACommandNeedsMore) {
         EXPECT_GT(parsed.result.needed, len);
         EXPECT_LE(parsed.result.needed, frame.bytes.size());
       }
+      // The lower bound too: a caller that waits for it must not wait past the frame.
+      EXPECT_GT(parsed.result.at_least, len);
+      EXPECT_LE(parsed.result.at_least, frame.bytes.size());
     }
     const Parsed parsed = Parse(frame.bytes);
     EXPECT_EQ(parsed.result.status, frame.status) << parsed.result.error;
     EXPECT_EQ(parsed.result.consumed, frame.bytes.size());
     EXPECT_EQ(parsed.args, frame.args);
   }
+}
+
+TEST(RespParserTest, ManySmallArgumentsGiveATightLowerBound) {
+  // 1000 arguments of 7 bytes ("$1\r\nx\r\n"): with 100 parsed, the other 900 take at least
+  // 6 bytes each, so a caller waits for most of the rest before it parses again.
+  std::string frame = "*1000\r\n";
+  for (int i = 0; i < 1000; ++i) frame += "$1\r\nx\r\n";
+  const std::size_t cut = 7 + 100 * 7 + 3;  // Inside argument 101.
+  const Parsed parsed = Parse(std::string_view(frame).substr(0, cut));
+  ASSERT_EQ(parsed.result.status, ParseStatus::kNeedMore);
+  EXPECT_EQ(parsed.result.at_least, 7 + 100 * 7 + 6 + 899 * 6);  // Its header is cut short.
+  EXPECT_LE(parsed.result.at_least, frame.size());
 }
 
 TEST(RespParserTest, PipelineFedOneByteAtATime) {
