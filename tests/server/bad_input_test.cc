@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/support/inline_quote.h"
 #include "server/support/raw_connection.h"
 #include "server/support/reply_scan.h"
 #include "server/support/resp_client.h"
@@ -285,21 +286,7 @@ std::string InlineWord(std::string_view word, Rng& rng) {
     return c > ' ' && c < 0x7f && c != '"' && c != '\'' && c != '\\';
   });
   if (plain && !rng.OneIn(4)) return std::string(word);
-  std::string out = "\"";
-  for (const char c : word) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte > 0x7e) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  return DoubleQuoted(word);
 }
 
 std::string Inline(const Args& args, Rng& rng) {

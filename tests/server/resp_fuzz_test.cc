@@ -16,9 +16,12 @@
 #include <vector>
 
 #include "resp/parser.h"
+#include "server/support/inline_quote.h"
 
 namespace cairn::server::resp {
 namespace {
+
+using cairn::test::DoubleQuoted;
 
 using Args = std::vector<std::string>;
 using namespace std::string_view_literals;
@@ -58,25 +61,6 @@ std::string Multibulk(const Args& args) {
   std::string out = "*" + std::to_string(args.size()) + "\r\n";
   for (const auto& arg : args) out += "$" + std::to_string(arg.size()) + "\r\n" + arg + "\r\n";
   return out;
-}
-
-// An inline word that reads back as `word`, whatever its bytes.
-std::string DoubleQuoted(std::string_view word) {
-  std::string out = "\"";
-  for (const char c : word) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte > 0x7e) {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 std::string InlineLine(const Args& args) {

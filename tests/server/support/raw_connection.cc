@@ -13,26 +13,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "server/support/loopback.h"
+
 namespace cairn::test {
 
 std::unique_ptr<RawConnection> RawConnection::Connect(int port, std::string* error) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) {
-    if (error) *error = std::strerror(errno);
-    return nullptr;
-  }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  // Connected while still blocking: on loopback connect() returns at once or fails.
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    if (error) *error = std::strerror(errno);
-    ::close(fd);
-    return nullptr;
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  const int fd = ConnectLoopback(port, error);
+  if (fd < 0) return nullptr;
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   return std::unique_ptr<RawConnection>(new RawConnection(fd));
 }

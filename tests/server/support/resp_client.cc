@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "server/support/loopback.h"
+
 namespace cairn::test {
 
 std::string Reply::ToString() const {
@@ -50,22 +52,8 @@ std::string Reply::ToString() const {
 }
 
 std::unique_ptr<RespClient> RespClient::Connect(int port, std::string* error) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) {
-    if (error) *error = std::strerror(errno);
-    return nullptr;
-  }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    if (error) *error = std::strerror(errno);
-    ::close(fd);
-    return nullptr;
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  const int fd = ConnectLoopback(port, error);
+  if (fd < 0) return nullptr;
   return std::unique_ptr<RespClient>(new RespClient(fd));
 }
 
