@@ -201,7 +201,10 @@ void Connection::RunCommands() {
   begin_ += progress.consumed;
   wanted_ = progress.wanted;
   parse_at_ = progress.at_least;
-  batched_ = batched_ || progress.batched;
+  if (progress.batched) {
+    batched_ = true;
+    pass_.Schedule();
+  }
   if (session_.kill_requested.load()) return Close();
   if (session_.parked) parked_ = true;
 }

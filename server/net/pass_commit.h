@@ -36,6 +36,13 @@ class PassCommit {
   // committed (and, under `always`, synced).
   void Await(std::function<void(const Status&)> done) {
     waiting_.push_back(std::move(done));
+    Schedule();
+  }
+
+  // Makes sure a commit follows this pass, even if no connection is left to await it (one
+  // that joined the batch may close before it does): an open batch must never linger, holding
+  // its writes back and its keys locked.
+  void Schedule() {
     if (scheduled_) return;
     scheduled_ = true;
     // Posted behind the handlers that are ready now, so that their writes share this commit.

@@ -102,6 +102,9 @@ void NetServer::Run() {
   // Every connection was closed, which stopped its parked call: these end promptly, and must
   // before the store closes.
   parked_threads_.JoinAll();
+  // Each pass scheduled its commit, and the io threads ran until no work was left; this only
+  // makes sure that no transaction outlives them into the store's close.
+  for (auto& pass : passes_) pass->batch().Commit();
 }
 
 void NetServer::Stop() {
