@@ -31,7 +31,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
         const std::size_t reply_at = out->size();
         const WriteBatch::Outcome outcome = batch_.Run([&](Records& records, Transaction* txn) {
-          Dispatch(server_, session_, args_, writer, records, txn);
+          Dispatch(server_, session_, spec, args_, writer, records, txn);
         });
         done = outcome == WriteBatch::Outcome::kRan;
         progress.batched = progress.batched || done;
@@ -45,7 +45,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
         batch_.Commit();  // What runs next sees every write before it.
       }
       if (!done) {
-        Dispatch(server_, session_, args_, writer);
+        Dispatch(server_, session_, spec, args_, writer, server_.store(), nullptr);
         // HELLO may have switched the protocol for the replies that follow.
         writer = resp::ReplyWriter(out, session_.protocol);
       }
@@ -53,6 +53,8 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     pos += parsed.consumed;
     if (session_.parked) break;  // The commands after it wait for its reply.
   }
+  // Once per run, not per command: CLIENT LIST shows idle time in whole seconds.
+  if (pos > 0) session_.last_command_ms_.store(server_.clock().NowMs(), std::memory_order_relaxed);
   return progress;
 }
 

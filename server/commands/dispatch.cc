@@ -39,14 +39,9 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
   server.commands_processed.fetch_add(1, std::memory_order_relaxed);
 }
 
-void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
-              resp::ReplyWriter& reply) {
-  Dispatch(server, session, args, reply, server.store(), nullptr);
-}
-
-void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
-              resp::ReplyWriter& reply, Records& data, Transaction* txn) {
-  const CommandSpec* spec = server.table().Find(args[0]);
+void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
+              const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
+              Transaction* txn) {
   auto reject = [&](std::string_view error) {
     // Inside MULTI a command that cannot be queued dooms the transaction (EXECABORT).
     if (session.in_multi) session.multi_failed = true;
@@ -58,7 +53,6 @@ void Dispatch(ServerState& server, Session& session, const std::vector<std::stri
     return reject(kNoAuthError);
   }
   session.set_last_command(spec->name);
-  session.last_command_ms_.store(server.clock().NowMs(), std::memory_order_relaxed);
   if (session.in_multi && spec->Has(kNoMulti)) {
     return reject("ERR Command not allowed inside a transaction");
   }

@@ -15,12 +15,12 @@
 
 namespace cairn::server {
 
-void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
-              resp::ReplyWriter& reply);
-// The same against `data` (a write batch's records, `txn` its transaction). REQUIRES: the
-// command is flagged kBatch, or data is the store.
-void Dispatch(ServerState& server, Session& session, const std::vector<std::string_view>& args,
-              resp::ReplyWriter& reply, Records& data, Transaction* txn);
+// `spec` is the table's entry for args[0] (nullptr: no such command), which the caller has
+// looked up already. `data` is the store, or the write batch's records (`txn` its
+// transaction) for a command flagged kBatch.
+void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
+              const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
+              Transaction* txn);
 
 // Runs a command whose name, arity and queuing were checked (MULTI's queue, at EXEC) against
 // `data` (the EXEC transaction).
