@@ -2,7 +2,8 @@
 // ioredis (current major 5 and one back, 4) and node-redis (current major 5, over RESP2 and
 // RESP3, and one back, 4). Each client connects with and without a password, runs SET/GET,
 // a pipeline, MULTI/EXEC, and reconnects by itself after the server restarts, finding its
-// data intact. The server is started here, on a free port, from CAIRN_SERVER_BINARY.
+// data intact; blocking native commands park a client's connection while others go on. The
+// server is started here, on a free port, from CAIRN_SERVER_BINARY.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -168,3 +169,63 @@ for (const [name, client] of Object.entries(clients)) {
     }
   });
 }
+
+// Waits until INFO reports `n` parked clients (a hang detector, not a timing check).
+async function awaitBlocked(info, n) {
+  for (let i = 0; i < 400; i++) {
+    if ((await info()).includes(`blocked_clients:${n}\r\n`)) return;
+    await sleep(25);
+  }
+  assert.fail(`never saw blocked_clients:${n}`);
+}
+
+// A reply field: RESP3 maps arrive as objects (or Maps), RESP2 as flat [key, value, …] arrays.
+function field(reply, name) {
+  if (reply instanceof Map) return reply.get(name);
+  if (!Array.isArray(reply)) return reply[name];
+  for (let i = 0; i + 1 < reply.length; i += 2) if (String(reply[i]) === name) return reply[i + 1];
+  return undefined;
+}
+
+test('ioredis 5: QUEUE.CLAIM BLOCK parks its connection until QUEUE.ADD', async () => {
+  const server = await startServer(join(work, 'ioredis-block'));
+  const worker = new Redis5({ port: server.port });
+  const other = new Redis5({ port: server.port });
+  try {
+    assert.equal(await other.call('QUEUE.GROUP', 'mail', 'senders'), 1);
+    const claimed = worker.call('QUEUE.CLAIM', 'mail', 'senders', 'w1', 'BLOCK', '0');
+    await awaitBlocked(() => other.info('clients'), 1);
+    assert.equal(await other.get('unrelated'), null, 'other clients are served meanwhile');
+    await other.call('QUEUE.ADD', 'mail', 'hello');
+    const jobs = await claimed;
+    assert.equal(jobs.length, 1);
+    assert.equal(String(field(jobs[0], 'payload')), 'hello');
+  } finally {
+    worker.disconnect();
+    other.disconnect();
+    await server.stop();
+  }
+});
+
+test('node-redis 5 RESP3: LEASE.ACQUIRE BLOCK parks its connection until LEASE.RELEASE', async () => {
+  const server = await startServer(join(work, 'node-redis-block'));
+  const holder = createClient5({ socket: { port: server.port }, RESP: 3 });
+  const waiter = createClient5({ socket: { port: server.port }, RESP: 3 });
+  await holder.connect();
+  await waiter.connect();
+  try {
+    const held = await holder.sendCommand(['LEASE.ACQUIRE', 'db-migration', 'a', '60000']);
+    assert.equal(field(held, 'acquired'), true);
+    const waiting = waiter.sendCommand(['LEASE.ACQUIRE', 'db-migration', 'b', '60000', 'BLOCK', '0']);
+    await awaitBlocked(() => holder.info('clients'), 1);
+    assert.equal(await holder.sendCommand(['LEASE.RELEASE', 'db-migration', field(held, 'token')]),
+      'OK');
+    const got = await waiting;
+    assert.equal(field(got, 'acquired'), true);
+    assert.ok(Number(field(got, 'fencing')) > Number(field(held, 'fencing')));
+  } finally {
+    await holder.quit();
+    await waiter.quit();
+    await server.stop();
+  }
+});
