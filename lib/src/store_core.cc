@@ -1,9 +1,8 @@
 #include "store_core.h"
 
-#include <rocksdb/slice_transform.h>
-
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/table_properties_collectors.h>
 

@@ -370,8 +370,7 @@ TEST_F(NativeQueueTest, BadArgumentsAreRefusedAndChangeNothing) {
             "(error) ERR COUNT must be between 1 and 1000");
   EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "VISIBILITY", "0"}),
             "(error) ERR visibility timeout must be between 1 and 604800000 ms, got 0 ms");
-  EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "-100"}),
-            "(error) ERR timeout is negative");
+  EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "-100"}), "(error) ERR timeout is negative");
   EXPECT_EQ(Do({"QUEUE.CLAIM", "q", "nope", "w"}),
             "(error) NOGROUP No such consumer group 'nope' for queue 'q'; create it with "
             "QUEUE.GROUP");
