@@ -64,6 +64,8 @@ struct CommandSpec {
   std::string_view since;    // The Redis version that introduced it, for COMMAND DOCS.
 
   bool Has(CommandFlag flag) const { return (flags & flag) != 0; }
+  // Whether its declared key positions allow more than one key.
+  bool MayTouchSeveralKeys() const { return last_key != first_key; }
   bool ArityOk(std::size_t argc) const {
     return arity >= 0 ? argc == static_cast<std::size_t>(arity)
                       : argc >= static_cast<std::size_t>(-arity);

@@ -30,9 +30,10 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       bool done = false;
       if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
         const std::size_t reply_at = out->size();
-        const WriteBatch::Outcome outcome = batch_.Run([&](Records& records, Transaction* txn) {
-          Dispatch(server_, session_, spec, args_, writer, records, txn);
-        });
+        const WriteBatch::Outcome outcome =
+            batch_.Run(spec->MayTouchSeveralKeys(), [&](Records& records, Transaction* txn) {
+              Dispatch(server_, session_, spec, args_, writer, records, txn);
+            });
         done = outcome == WriteBatch::Outcome::kRan;
         progress.batched = progress.batched || done;
         if (outcome == WriteBatch::Outcome::kTakenBack) {

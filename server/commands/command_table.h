@@ -39,6 +39,13 @@ void RegisterKeyCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);
+
+// A native engine command as the table declares it: one key, at `key` (the engine's name for
+// its object: the queue, the resource, …), refused inside MULTI (kNoMulti: each engine commits
+// its own store transactions), documented as new in Cairn 0.1 under `group`.
+CommandSpec NativeCommand(std::string_view group, std::string_view name, int arity,
+                          std::uint32_t flags, int key, CommandHandler handler,
+                          std::string_view summary);
 void RegisterLeaseCommands(CommandTable& table);
 void RegisterRateLimitCommands(CommandTable& table);
 void RegisterQueueCommands(CommandTable& table);

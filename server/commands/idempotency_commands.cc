@@ -294,8 +294,7 @@ void Del(CommandContext& ctx) {
 void RegisterIdempotencyCommands(CommandTable& table) {
   auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
                  std::string_view summary) {
-    table.Register(
-        {name, arity, flags | kNoMulti, 1, 1, 1, handler, "idempotency", summary, "cairn-0.1"});
+    table.Register(NativeCommand("idempotency", name, arity, flags, 1, handler, summary));
   };
   add("idem.claim", -3, kWrite | kFast, Claim,
       "Claims an idempotency key for a request, or returns what the key already holds.");

@@ -195,8 +195,7 @@ void Info(CommandContext& ctx) {
 void RegisterLeaseCommands(CommandTable& table) {
   auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
                  std::string_view summary) {
-    table.Register(
-        {name, arity, flags | kNoMulti, 1, 1, 1, handler, "lease", summary, "cairn-0.1"});
+    table.Register(NativeCommand("lease", name, arity, flags, 1, handler, summary));
   };
   add("lease.acquire", -4, kWrite | kFast | kBlocking, Acquire,
       "Acquires a lease (or, with LIMIT, a semaphore slot), waiting up to BLOCK ms if given; "

@@ -504,8 +504,7 @@ void Get(CommandContext& ctx) {
 void RegisterQueueCommands(CommandTable& table) {
   auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first_key,
                  CommandHandler handler, std::string_view summary) {
-    table.Register({name, arity, flags | kNoMulti, first_key, first_key, 1, handler, "queue",
-                    summary, "cairn-0.1"});
+    table.Register(NativeCommand("queue", name, arity, flags, first_key, handler, summary));
   };
   add("queue.add", -3, kWrite | kFast, 1, Add,
       "Adds a job to a queue, deduplicated by its ID; returns the job id and whether it was "

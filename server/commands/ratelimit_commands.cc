@@ -150,8 +150,7 @@ void Reset(CommandContext& ctx) {
 void RegisterRateLimitCommands(CommandTable& table) {
   auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
                  std::string_view summary) {
-    table.Register(
-        {name, arity, flags | kNoMulti, 1, 1, 1, handler, "ratelimit", summary, "cairn-0.1"});
+    table.Register(NativeCommand("ratelimit", name, arity, flags, 1, handler, summary));
   };
   add("rate.take", -5, kWrite | kFast, Take,
       "Takes from a key's rate limit, or tells how long to wait before it allows the take.");

@@ -51,9 +51,8 @@ class ServerState {
 
   Store& store() { return store_; }
   // Durability `always` as Redis's appendfsync always does it: the store writes without an
-  // fsync per commit, and each connection syncs once before it sends the replies of a batch
-  // that wrote, so no write is acknowledged before it is durable and a pipeline of writes
-  // costs one fsync, not one each.
+  // fsync per commit, and each io thread syncs once per pass before its replies leave
+  // (net/pass_commit.h), so no write is acknowledged before it is durable.
   bool sync_before_reply() const { return sync_before_reply_; }
   void set_sync_before_reply(bool on) { sync_before_reply_ = on; }
   Engines& engines() { return engines_; }

@@ -4,21 +4,17 @@
 
 namespace cairn::server {
 
-WriteBatch::Outcome WriteBatch::Run(const std::function<void(Records&, Transaction*)>& run) {
-  if (txn_ == nullptr) {
-    Result<std::unique_ptr<Transaction>> txn = store_.BeginTransaction();
-    if (!txn.ok()) return Outcome::kNotRun;  // Run alone, the command reports why.
-    txn_ = std::move(*txn);
-  }
-  txn_->SetSavePoint();
-  BusyNotingRecords records(*txn_);
-  run(records, txn_.get());
-  if (!records.busy()) {
-    (void)txn_->PopSavePoint();
-    return Outcome::kRan;
-  }
+bool WriteBatch::Begin() {
+  if (txn_ != nullptr) return true;
+  Result<std::unique_ptr<Transaction>> txn = store_.BeginTransaction();
+  if (!txn.ok()) return false;
+  txn_ = std::move(*txn);
+  return true;
+}
+
+WriteBatch::Outcome WriteBatch::TakeBack(bool to_save_point) {
   // Undo what the command wrote before the conflict; the writes before it stand.
-  if (!txn_->RollbackToSavePoint().ok()) {
+  if (to_save_point && !txn_->RollbackToSavePoint().ok()) {
     // Cannot take back only this command: give up the whole batch rather than commit half of
     // the command. Its other commands' replies are then withdrawn through TakeStatus.
     txn_->Rollback();

@@ -14,9 +14,8 @@
 // Used on one io thread only.
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <optional>
+#include <utility>
 
 #include "cairn/store.h"
 #include "commands/busy_noting_records.h"
@@ -36,7 +35,19 @@ class WriteBatch {
     kTakenBack,  // It met a lock conflict and was undone: discard its reply, run it alone.
   };
   // Runs one command in the batch (beginning it if none is open): run(records, txn).
-  Outcome Run(const std::function<void(Records&, Transaction*)>& run);
+  // `several_keys`: the command may touch more than one key. Only such a command can have
+  // written one key before it meets another's lock, so only it pays for a save point to undo
+  // to; a one-key command that meets a conflict has written nothing (the lock comes first).
+  template <typename Fn>
+  Outcome Run(bool several_keys, Fn&& run) {
+    if (!Begin()) return Outcome::kNotRun;  // Run alone, the command reports why.
+    if (several_keys) txn_->SetSavePoint();
+    BusyNotingRecords records(*txn_);
+    run(static_cast<Records&>(records), txn_.get());
+    if (records.busy()) return TakeBack(several_keys);
+    if (several_keys) (void)txn_->PopSavePoint();
+    return Outcome::kRan;
+  }
 
   // Commits the open batch, if any. A failure is kept for TakeStatus: the replies already
   // written for the batch's commands must not be sent.
@@ -47,6 +58,12 @@ class WriteBatch {
   Status TakeStatus() { return std::exchange(failure_, Status::Ok()); }
 
  private:
+  // Begins the batch's transaction if none is open; false if the store refuses.
+  bool Begin();
+  // After a conflict: undoes the command (to its save point, if it has one) and commits the
+  // batch before it.
+  Outcome TakeBack(bool to_save_point);
+
   Store& store_;
   std::unique_ptr<Transaction> txn_;
   Status failure_;

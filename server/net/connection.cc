@@ -104,7 +104,7 @@ void Connection::ArmIdleTimer() {
 void Connection::Pump() {
   if (closed_) return;
   if (session_.kill_requested.load()) return Close();
-  if (!writing_ && !syncing_) {
+  if (!writing_ && !awaiting_commit_) {
     bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
     if (parked_reply_) {
       // The parked command's reply follows the replies sent before it parked.
@@ -127,7 +127,7 @@ void Connection::Pump() {
     // Replies to writes in the batch wait for its commit; under `always` every reply of a
     // pass that wrote waits for the sync.
     if (std::exchange(batched_, false) || (ran && pass_.sync() && pass_.written())) {
-      return AwaitSync();  // Then Pump again sends them.
+      return AwaitPassCommit();  // Then Pump again sends them.
     }
     if (!out_.empty()) {
       StartWrite();
@@ -137,7 +137,7 @@ void Connection::Pump() {
   }
   // Reads wait while replies are written (backpressure). A parked connection reads on, up to
   // a limit, so that it sees the client go away.
-  const bool want_read = !writing_ && !syncing_ && !session_.close_after_reply &&
+  const bool want_read = !writing_ && !awaiting_commit_ && !session_.close_after_reply &&
                          (!parked_ || end_ - begin_ < kParkedInputLimit);
   if (want_read && !reading_) StartRead();
 }
@@ -209,10 +209,10 @@ void Connection::RunCommands() {
   if (session_.parked) parked_ = true;
 }
 
-void Connection::AwaitSync() {
-  syncing_ = true;
+void Connection::AwaitPassCommit() {
+  awaiting_commit_ = true;
   pass_.Await([self = shared_from_this()](const Status& synced) {
-    self->syncing_ = false;
+    self->awaiting_commit_ = false;
     if (self->closed_) return;
     if (!synced.ok()) {
       // The writes may not be durable: acknowledging them would be a lie, so the client gets

@@ -44,7 +44,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Does whatever the connection can do next: run the commands it has, write replies, read.
   void Pump();
   void RunCommands();
-  void AwaitSync();
+  void AwaitPassCommit();
   void StartRead();
   void WaitReadable();
   void OnReadable(const boost::system::error_code& ec);
@@ -68,11 +68,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t parse_at_ = 0;  // The least input the pending command can take (don't parse).
   std::string out_;
   CommandRunner runner_;
-  bool reading_ = false;  // An async read is outstanding.
-  bool writing_ = false;  // An async write is outstanding (of out_).
-  bool batched_ = false;  // Replies in out_ answer writes in the pass's write batch.
-  bool syncing_ = false;  // The replies in out_ wait for the io thread's pass commit.
-  bool parked_ = false;   // A blocking command is waiting; commands after it wait too.
+  bool reading_ = false;          // An async read is outstanding.
+  bool writing_ = false;          // An async write is outstanding (of out_).
+  bool batched_ = false;          // Replies in out_ answer writes in the pass's write batch.
+  bool awaiting_commit_ = false;  // The replies in out_ wait for the io thread's pass commit.
+  bool parked_ = false;           // A blocking command is waiting; commands after it wait too.
   std::atomic<bool> park_stop_{false};       // Set to end the parked wait early.
   std::function<void()> park_wake_;          // Makes the parked wait look at park_stop_.
   std::optional<std::string> parked_reply_;  // The parked command's reply, once it is in.

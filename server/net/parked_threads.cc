@@ -36,9 +36,4 @@ void ParkedThreads::JoinAll() {
   }
 }
 
-std::size_t ParkedThreads::running() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return running_.size();
-}
-
 }  // namespace cairn::server

@@ -24,11 +24,9 @@ class ParkedThreads {
   void Run(std::function<void()> fn);
   // Waits for every thread started so far.
   void JoinAll();
-  // Threads still running their call.
-  std::size_t running() const;
 
  private:
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::uint64_t next_id_ = 0;
   std::map<std::uint64_t, std::thread> running_;
   std::vector<std::thread> finished_;  // Done with their call; joined on the next Run.

@@ -358,13 +358,9 @@ ParseResult ParseInline(std::string_view input, const Limits& limits,
 ParseResult ParseCommand(std::string_view input, const Limits& limits,
                          std::vector<std::string_view>* args, std::string* storage) {
   args->clear();
-  if (input.empty()) {
-    ParseResult empty = NeedMore(0);
-    empty.at_least = 1;
-    return empty;
-  }
-  ParseResult result = input.front() == '*' ? ParseMultibulk(input, limits, args)
-                                            : ParseInline(input, limits, args, storage);
+  ParseResult result = input.empty()          ? NeedMore(0)
+                       : input.front() == '*' ? ParseMultibulk(input, limits, args)
+                                              : ParseInline(input, limits, args, storage);
   // Arguments gathered before the input ran out or went wrong are not a command.
   if (result.status != ParseStatus::kCommand) args->clear();
   if (result.status == ParseStatus::kNeedMore) {

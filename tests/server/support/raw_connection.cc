@@ -94,25 +94,26 @@ RawConnection::Io RawConnection::SendAll(std::string_view bytes, int timeout_ms)
   return Io::kOk;
 }
 
+RawConnection::Io RawConnection::WaitAndReceive(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  const int ready = ::poll(&p, 1, timeout_ms);
+  if (ready == 0) return Io::kTimeout;
+  if (ready < 0 && errno != EINTR) return Io::kClosed;
+  ReceiveNow();
+  return Io::kOk;
+}
+
 RawConnection::Io RawConnection::ReceiveAtLeast(std::size_t n, int timeout_ms) {
   while (received_.size() < n) {
     if (peer_closed_) return Io::kClosed;
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
-    if (ready == 0) return Io::kTimeout;
-    if (ready < 0 && errno != EINTR) return Io::kClosed;
-    ReceiveNow();
+    if (const Io io = WaitAndReceive(timeout_ms); io != Io::kOk) return io;
   }
   return Io::kOk;
 }
 
 RawConnection::Io RawConnection::ReceiveUntilClosed(int timeout_ms) {
   while (!peer_closed_) {
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
-    if (ready == 0) return Io::kTimeout;
-    if (ready < 0 && errno != EINTR) return Io::kClosed;
-    ReceiveNow();
+    if (const Io io = WaitAndReceive(timeout_ms); io != Io::kOk) return io;
   }
   return Io::kOk;
 }

@@ -62,6 +62,8 @@ class RawConnection {
   bool peer_reset() const { return peer_reset_; }
 
  private:
+  // Waits up to timeout_ms for bytes (or the close), then takes what is there.
+  Io WaitAndReceive(int timeout_ms);
   explicit RawConnection(int fd) : fd_(fd) {}
   // One non-blocking recv into received_; false once the connection ended.
   bool ReceiveOnce();
