@@ -29,7 +29,7 @@ auto RunDirect(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
   CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
-                        core.write_options());
+                        core.write_options(), core.row_cache(ColumnFamily::kRecords));
   return fn(rows, core.clock().NowMs());
 }
 

@@ -97,6 +97,8 @@ StoreCore::StoreCore(const Options& options) : options_(options) {
   if (!options_.clock) options_.clock = DefaultClock();
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
   block_cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
+  if (options_.row_cache_bytes > 0)
+    row_cache_ = std::make_unique<RowCache>(options_.row_cache_bytes);
   write_options_.sync = options_.durability == Durability::kAlways;
   txn_options_.deadlock_detect = true;
   txn_options_.lock_timeout = options_.lock_timeout_ms;

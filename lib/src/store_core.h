@@ -8,6 +8,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <typeindex>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cairn/result.h"
 #include "storage/column_families.h"
 #include "storage/monotonic_counter.h"
+#include "storage/row_cache.h"
 #include "storage/ttl_filter.h"
 #include "storage/wal_syncer.h"
 
@@ -39,6 +41,14 @@ class StoreCore {
   rocksdb::TransactionDB* db() const { return db_.get(); }
   rocksdb::ColumnFamilyHandle* cf(ColumnFamily family) const {
     return handles_[static_cast<std::size_t>(family)];
+  }
+  // Every column family of ColumnFamily, in its order.
+  std::span<rocksdb::ColumnFamilyHandle* const> column_families() const {
+    return {handles_.data(), kColumnFamilyCount};
+  }
+  // The row cache of a column family, or nullptr (only keyspace rows are cached).
+  RowCache* row_cache(ColumnFamily family) const {
+    return family == ColumnFamily::kRecords ? row_cache_.get() : nullptr;
   }
   const Options& options() const { return options_; }
   const Clock& clock() const { return *options_.clock; }
@@ -75,6 +85,7 @@ class StoreCore {
   Options options_;
   std::shared_ptr<TtlCompactionFilter> ttl_filter_;  // Outlives db_.
   std::shared_ptr<rocksdb::Cache> block_cache_;
+  std::unique_ptr<RowCache> row_cache_;  // nullptr when Options::row_cache_bytes is 0.
   rocksdb::WriteOptions write_options_;
   rocksdb::ReadOptions read_options_;
   rocksdb::TransactionOptions txn_options_;

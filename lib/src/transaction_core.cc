@@ -1,5 +1,6 @@
 #include "transaction_core.h"
 
+#include "storage/latest_writes.h"
 #include "storage/rocks_status.h"
 
 namespace cairn::internal {
@@ -19,8 +20,14 @@ Status TransactionCore::CheckActive() const {
 Status TransactionCore::Commit() {
   CAIRN_RETURN_IF_ERROR(CheckActive());
   finished_ = true;
-  Status s = CommitOrRelease(*txn_);
+  // A transaction may write a key many times (the server's pass batch does for a hot key):
+  // only the newest write of each key goes to the memtable.
+  Status s = HasNoWrites(*txn_)
+                 ? FromRocks(txn_->Rollback(), "release locks")
+                 : FromRocks(CommitLatestWrites(*store_->db(), *txn_, store_->column_families()),
+                             "commit");
   if (!s.ok()) (void)txn_->Rollback();
+  keyspace_rows_.FinishWrites();  // After the commit: its rows may be cached again.
   return s;
 }
 
@@ -28,6 +35,7 @@ void TransactionCore::Rollback() {
   if (finished_) return;
   finished_ = true;
   (void)txn_->Rollback();
+  keyspace_rows_.FinishWrites();
 }
 
 }  // namespace cairn::internal

@@ -49,7 +49,7 @@ TEST(PrefixSuccessorTest, IsTheLeastKeyPastThePrefix) {
 }
 
 TEST_F(RowsIteratorTest, DatabaseIteratorStopsAtTheBound) {
-  DbRows rows(db_.get(), db_->DefaultColumnFamily(), read_, write_);
+  DbRows rows(db_.get(), db_->DefaultColumnFamily(), read_, write_, nullptr);
   EXPECT_EQ(Keys(*rows.NewIterator("a3"), "a"), (std::vector<std::string>{"a1", "a2"}));
   EXPECT_EQ(Keys(*rows.NewPrefixIterator("a"), "a2"), (std::vector<std::string>{"a2", "a3"}));
   EXPECT_EQ(Keys(*rows.NewIterator(), "b"), (std::vector<std::string>{"b1", "c1"}));
@@ -58,7 +58,7 @@ TEST_F(RowsIteratorTest, DatabaseIteratorStopsAtTheBound) {
 
 TEST_F(RowsIteratorTest, TransactionIteratorMergesItsWritesAndStopsAtTheBound) {
   std::unique_ptr<rocksdb::Transaction> txn(db_->BeginTransaction(write_));
-  TransactionRows rows(txn.get(), db_->DefaultColumnFamily(), read_);
+  TransactionRows rows(txn.get(), db_->DefaultColumnFamily(), read_, nullptr);
   ASSERT_TRUE(rows.Write("a0", "v").ok());
   ASSERT_TRUE(rows.Remove("a2").ok());
   ASSERT_TRUE(rows.Write("a9", "v").ok());

@@ -10,6 +10,7 @@
 
 #include "cairn/store.h"
 #include "support/temp_dir.h"
+#include "testing/store_testing.h"
 
 namespace cairn {
 namespace {
@@ -136,6 +137,59 @@ TEST_F(TransactionTest, SavePointTakesBackTheWritesSinceIt) {
   EXPECT_EQ(*store_->Get("popped"), "3");
   EXPECT_EQ(*store_->Get("undone"), std::nullopt);
   EXPECT_TRUE(store_->Set("undone", "other").ok());
+}
+
+std::uint64_t MemtableEntries(Store& store) {
+  Result<std::uint64_t> entries = testing::KeyspaceMemtableEntries(store);
+  EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+  return entries.ok() ? *entries : 0;
+}
+
+TEST_F(TransactionTest, AKeyWrittenManyTimesReachesTheMemtableOnce) {
+  Open(/*lock_timeout_ms=*/1);
+  ASSERT_TRUE(store_->Set("gone", "x").ok());
+  ASSERT_TRUE(store_->Set("counter", "10").ok());
+  const std::uint64_t before = MemtableEntries(*store_);
+  auto txn = Begin();
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(txn->Set("hot", "v" + std::to_string(i)).ok());
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(txn->IncrBy("counter", 2).ok());
+  ASSERT_TRUE(txn->Set("gone", "y").ok());
+  ASSERT_TRUE(*txn->Delete("gone"));
+  txn->SetSavePoint();
+  ASSERT_TRUE(txn->Set("hot", "undone").ok());
+  ASSERT_TRUE(txn->Set("undone", "1").ok());
+  ASSERT_TRUE(txn->RollbackToSavePoint().ok());
+  // Locked until the commit, as in any transaction.
+  EXPECT_TRUE(store_->Set("hot", "other").status().IsBusy());
+  ASSERT_TRUE(txn->Commit().ok());
+
+  EXPECT_EQ(MemtableEntries(*store_) - before, 3u) << "hot, counter and the delete of gone";
+  EXPECT_EQ(*store_->Get("hot"), "v99");
+  EXPECT_EQ(*store_->Get("counter"), "110");
+  EXPECT_EQ(*store_->Get("gone"), std::nullopt);
+  EXPECT_EQ(*store_->Get("undone"), std::nullopt);
+  // The commit released every lock, the rolled-back key's included.
+  EXPECT_TRUE(store_->Set("hot", "other").ok());
+  EXPECT_TRUE(store_->Set("undone", "other").ok());
+  EXPECT_TRUE(txn->Commit().code() == StatusCode::kFailedPrecondition);
+
+  // Survives a reopen (the collapsed write went to the log like any commit).
+  ASSERT_TRUE(store_->Close().ok());
+  store_.reset();
+  Open();
+  EXPECT_EQ(*store_->Get("hot"), "other");
+  EXPECT_EQ(*store_->Get("counter"), "110");
+  EXPECT_EQ(*store_->Get("gone"), std::nullopt);
+}
+
+TEST_F(TransactionTest, DistinctKeysAreCommittedEachOnce) {
+  Open();
+  const std::uint64_t before = MemtableEntries(*store_);
+  auto txn = Begin();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(txn->Set("k" + std::to_string(i), "v").ok());
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(MemtableEntries(*store_) - before, 20u);
+  EXPECT_EQ(*store_->Get("k19"), "v");
 }
 
 TEST_F(TransactionTest, DeadlockIsDetectedAndReportedAsBusy) {

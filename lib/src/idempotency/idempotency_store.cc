@@ -194,7 +194,7 @@ class IdempotencyStore::Impl {
   Result<std::optional<IdempotencyRecord>> Get(const IdempotencyKey& key) {
     CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kRecords), core_.read_options(),
-                          core_.write_options());
+                          core_.write_options(), core_.row_cache(ColumnFamily::kRecords));
     return Load(rows, core_.clock().NowMs(), key);
   }
 

@@ -150,7 +150,7 @@ class LeaseManager::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateResource(resource));
     CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kLeases), core_.read_options(),
-                          core_.write_options());
+                          core_.write_options(), core_.row_cache(ColumnFamily::kLeases));
     CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
                            internal::LoadLeaseRow(rows, core_.clock().NowMs(), resource));
     return LeaseState{std::move(row.holders), row.highest_fencing};
@@ -165,9 +165,10 @@ class LeaseManager::Impl {
     // written, so no newer fencing number can be issued in between.
     std::unique_ptr<rocksdb::Transaction> txn = core_.BeginRaw();
     internal::TransactionRows leases(txn.get(), core_.cf(ColumnFamily::kLeases),
-                                     core_.read_options());
+                                     core_.read_options(), core_.row_cache(ColumnFamily::kLeases));
     internal::TransactionRows records(txn.get(), core_.cf(ColumnFamily::kRecords),
-                                      core_.read_options());
+                                      core_.read_options(),
+                                      core_.row_cache(ColumnFamily::kRecords));
     const std::int64_t now = core_.clock().NowMs();
     auto written = [&]() -> Result<SetResult> {
       CAIRN_ASSIGN_OR_RETURN(LeaseRow row, internal::LoadLeaseRow(leases, now, resource));

@@ -8,9 +8,13 @@
 #include <rocksdb/utilities/transaction_db.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
+
+#include "storage/row_cache.h"
 
 namespace cairn::internal {
 
@@ -81,9 +85,13 @@ class BoundedIterator final : public rocksdb::Iterator {
 
 class TransactionRows final : public Rows {
  public:
+  // `cache`: the column family's row cache, or nullptr if it has none.
   TransactionRows(rocksdb::Transaction* txn, rocksdb::ColumnFamilyHandle* cf,
-                  const rocksdb::ReadOptions& read_options)
-      : txn_(txn), cf_(cf), read_options_(read_options) {}
+                  const rocksdb::ReadOptions& read_options, RowCache* cache)
+      : txn_(txn), cf_(cf), read_options_(read_options), cache_(cache) {}
+  ~TransactionRows() override { FinishWrites(); }
+  TransactionRows(const TransactionRows&) = delete;
+  TransactionRows& operator=(const TransactionRows&) = delete;
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     return txn_->GetForUpdate(read_options_, cf_, key, value);
@@ -95,9 +103,13 @@ class TransactionRows final : public Rows {
     return txn_->Get(read_options_, cf_, key, value);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
+    NoteWrite(key);
     return txn_->Put(cf_, key, value);
   }
-  rocksdb::Status Remove(const rocksdb::Slice& key) override { return txn_->Delete(cf_, key); }
+  rocksdb::Status Remove(const rocksdb::Slice& key) override {
+    NoteWrite(key);
+    return txn_->Delete(cf_, key);
+  }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
     return std::make_unique<BoundedIterator>(
@@ -105,22 +117,52 @@ class TransactionRows final : public Rows {
         [&](const rocksdb::ReadOptions& o) { return txn_->GetIterator(o, cf_); });
   }
 
+  // Call once the transaction has committed or rolled back: the cache may again remember the
+  // keys it wrote. Idempotent; the destructor calls it too.
+  void FinishWrites() {
+    for (std::size_t shard : open_writes_) cache_->EndWrite(shard);
+    open_writes_.clear();
+  }
+
  private:
+  void NoteWrite(const rocksdb::Slice& key) {
+    if (cache_ != nullptr) open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+  }
+
   rocksdb::Transaction* txn_;
   rocksdb::ColumnFamilyHandle* cf_;
   const rocksdb::ReadOptions& read_options_;
+  RowCache* cache_;
+  std::vector<std::size_t> open_writes_;  // Shards of the writes the cache was told of.
 };
 
 // Direct database access. Each write is atomic on its own (TransactionDB locks the key for
 // it); reads do not lock.
 class DbRows final : public Rows {
  public:
+  // `cache`: the column family's row cache, or nullptr if it has none.
   DbRows(rocksdb::TransactionDB* db, rocksdb::ColumnFamilyHandle* cf,
-         const rocksdb::ReadOptions& read_options, const rocksdb::WriteOptions& write_options)
-      : db_(db), cf_(cf), read_options_(read_options), write_options_(write_options) {}
+         const rocksdb::ReadOptions& read_options, const rocksdb::WriteOptions& write_options,
+         RowCache* cache)
+      : db_(db),
+        cf_(cf),
+        read_options_(read_options),
+        write_options_(write_options),
+        cache_(cache) {}
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
-    return db_->Get(read_options_, cf_, key, value);
+    if (cache_ == nullptr) return db_->Get(read_options_, cf_, key, value);
+    RowCache::Miss miss;
+    if (std::optional<std::optional<std::string>> cached =
+            cache_->Lookup(key.ToStringView(), &miss)) {
+      if (!*cached) return rocksdb::Status::NotFound();
+      *value = std::move(**cached);
+      return rocksdb::Status::OK();
+    }
+    rocksdb::Status s = db_->Get(read_options_, cf_, key, value);
+    if (s.ok()) cache_->Fill(miss, key.ToStringView(), *value);
+    if (s.IsNotFound()) cache_->Fill(miss, key.ToStringView(), std::nullopt);
+    return s;
   }
   rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
     return Read(key, value);
@@ -129,10 +171,10 @@ class DbRows final : public Rows {
     return Read(key, value);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
-    return db_->Put(write_options_, cf_, key, value);
+    return Written(key, [&] { return db_->Put(write_options_, cf_, key, value); });
   }
   rocksdb::Status Remove(const rocksdb::Slice& key) override {
-    return db_->Delete(write_options_, cf_, key);
+    return Written(key, [&] { return db_->Delete(write_options_, cf_, key); });
   }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
@@ -142,10 +184,20 @@ class DbRows final : public Rows {
   }
 
  private:
+  template <typename Write>
+  rocksdb::Status Written(const rocksdb::Slice& key, Write&& write) {
+    if (cache_ == nullptr) return write();
+    const std::size_t shard = cache_->BeginWrite(key.ToStringView());
+    rocksdb::Status s = write();
+    cache_->EndWrite(shard);
+    return s;
+  }
+
   rocksdb::TransactionDB* db_;
   rocksdb::ColumnFamilyHandle* cf_;
   const rocksdb::ReadOptions& read_options_;
   const rocksdb::WriteOptions& write_options_;
+  RowCache* cache_;
 };
 
 }  // namespace cairn::internal

@@ -1,5 +1,6 @@
 #include "testing/store_testing.h"
 
+#include "records/rows.h"
 #include "storage/big_endian.h"
 #include "storage/key_codec.h"
 #include "storage/rocks_status.h"
@@ -33,20 +34,35 @@ Result<std::optional<std::string>> GetRawKeyspaceRow(Store& store, std::string_v
   return std::optional<std::string>(std::move(value));
 }
 
-Status PutRawKeyspaceRow(Store& store, std::string_view key, std::string_view stored) {
+Result<std::uint64_t> KeyspaceMemtableEntries(Store& store) {
   internal::StoreCore& core = store.core();
-  return internal::FromRocks(
-      core.db()->Put(rocksdb::WriteOptions(), core.cf(ColumnFamily::kRecords),
-                     EncodeRowKey(RowTag::kKeyspace, key), stored),
-      "raw put");
+  std::uint64_t entries = 0;
+  if (!core.db()->GetIntProperty(core.cf(ColumnFamily::kRecords),
+                                 "rocksdb.num-entries-active-mem-table", &entries)) {
+    return Status::Internal("the memtable entry count is not available");
+  }
+  return entries;
+}
+
+namespace {
+
+// A raw write to the records column family, through Rows so that the row cache hears of it.
+Status PutRawRecordsRow(Store& store, const std::string& row_key, std::string_view stored) {
+  internal::StoreCore& core = store.core();
+  const rocksdb::WriteOptions write_options;
+  internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
+                        write_options, core.row_cache(ColumnFamily::kRecords));
+  return internal::FromRocks(rows.Write(row_key, stored), "raw put");
+}
+
+}  // namespace
+
+Status PutRawKeyspaceRow(Store& store, std::string_view key, std::string_view stored) {
+  return PutRawRecordsRow(store, EncodeRowKey(RowTag::kKeyspace, key), stored);
 }
 
 Status PutRawIdempotencyRow(Store& store, std::string_view encoded_key, std::string_view stored) {
-  internal::StoreCore& core = store.core();
-  return internal::FromRocks(
-      core.db()->Put(rocksdb::WriteOptions(), core.cf(ColumnFamily::kRecords),
-                     EncodeRowKey(RowTag::kIdempotency, encoded_key), stored),
-      "raw put");
+  return PutRawRecordsRow(store, EncodeRowKey(RowTag::kIdempotency, encoded_key), stored);
 }
 
 Status PutSchemaVersion(Store& store, std::uint32_t version) {

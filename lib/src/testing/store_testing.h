@@ -17,6 +17,10 @@ Result<std::size_t> CountRawKeyspaceRows(Store& store);
 // The stored bytes of key (header included), ignoring expiry; nullopt if no row exists.
 Result<std::optional<std::string>> GetRawKeyspaceRow(Store& store, std::string_view key);
 
+// Entries in the keyspace column family's active memtable: every write since the last flush,
+// each version of a key counted.
+Result<std::uint64_t> KeyspaceMemtableEntries(Store& store);
+
 // Writes stored bytes for key as they are, bypassing encoding (to plant corrupt records).
 Status PutRawKeyspaceRow(Store& store, std::string_view key, std::string_view stored);
 

@@ -1,0 +1,68 @@
+#include "storage/latest_writes.h"
+
+#include <rocksdb/utilities/write_batch_with_index.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace cairn::internal {
+namespace {
+
+// Below this many writes a transaction is committed as it is: the common small transaction
+// should not pay for a walk of its index.
+constexpr std::uint32_t kMinWritesToCollapse = 4;
+
+// The number of distinct keys in the index (which keeps one entry per key: transactions
+// index their batch with overwrite_key), or nullopt if an entry is neither a put nor a delete.
+std::optional<std::uint32_t> CountKeys(rocksdb::WriteBatchWithIndex& indexed,
+                                       std::span<rocksdb::ColumnFamilyHandle* const> families) {
+  std::uint32_t keys = 0;
+  for (rocksdb::ColumnFamilyHandle* family : families) {
+    std::unique_ptr<rocksdb::WBWIIterator> it(indexed.NewIterator(family));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const rocksdb::WriteType type = it->Entry().type;
+      if (type != rocksdb::kPutRecord && type != rocksdb::kDeleteRecord) return std::nullopt;
+      ++keys;
+    }
+  }
+  return keys;
+}
+
+rocksdb::WriteBatch Latest(rocksdb::WriteBatchWithIndex& indexed,
+                           std::span<rocksdb::ColumnFamilyHandle* const> families) {
+  rocksdb::WriteBatch latest;
+  for (rocksdb::ColumnFamilyHandle* family : families) {
+    std::unique_ptr<rocksdb::WBWIIterator> it(indexed.NewIterator(family));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const rocksdb::WriteEntry entry = it->Entry();
+      rocksdb::Status s = entry.type == rocksdb::kPutRecord
+                              ? latest.Put(family, entry.key, entry.value)
+                              : latest.Delete(family, entry.key);
+      (void)s;  // Appending to an in-memory batch without size limit cannot fail.
+    }
+  }
+  return latest;
+}
+
+}  // namespace
+
+rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transaction& txn,
+                                   std::span<rocksdb::ColumnFamilyHandle* const> families) {
+  rocksdb::WriteBatchWithIndex& indexed = *txn.GetWriteBatch();
+  const std::uint32_t writes = indexed.GetWriteBatch()->Count();
+  if (writes < kMinWritesToCollapse) return txn.Commit();
+  const std::optional<std::uint32_t> keys = CountKeys(indexed, families);
+  if (!keys || *keys >= writes) return txn.Commit();
+  rocksdb::WriteBatch latest = Latest(indexed, families);
+  // The base database skips TransactionDB's per-key locking: this transaction already holds
+  // the lock of every key in the batch, so no other writer can come between.
+  rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), &latest);
+  if (!s.ok()) return s;
+  // The writes are in; what the rollback undoes is only the transaction's own copy, and it
+  // releases the locks. (It cannot fail on a transaction that is still open.)
+  (void)txn.Rollback();
+  return s;
+}
+
+}  // namespace cairn::internal

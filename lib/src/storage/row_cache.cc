@@ -1,0 +1,65 @@
+#include "storage/row_cache.h"
+
+#include <xxhash.h>
+
+namespace cairn::internal {
+
+RowCache::RowCache(std::size_t capacity_bytes) : shard_capacity_(capacity_bytes / kShards) {}
+
+std::size_t RowCache::ShardOf(std::string_view key) {
+  return XXH3_64bits(key.data(), key.size()) % kShards;
+}
+
+std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key, Miss* miss) {
+  Shard& shard = shards_[ShardOf(key)];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  auto found = shard.index.find(key);
+  if (found != shard.index.end()) {
+    shard.lru.splice(shard.lru.begin(), shard.lru, found->second);
+    return found->second->row;
+  }
+  *miss = Miss{static_cast<std::size_t>(&shard - shards_.data()), shard.generation,
+               shard.open_writes == 0};
+  return std::nullopt;
+}
+
+void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row) {
+  if (!miss.fillable) return;
+  Entry entry{std::string(key), row};
+  if (entry.Bytes() > shard_capacity_ || (row && row->size() > kMaxRowBytes)) return;
+  Shard& shard = shards_[miss.shard];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  if (shard.generation != miss.generation || shard.open_writes != 0) return;
+  auto found = shard.index.find(key);
+  if (found != shard.index.end()) EraseLocked(shard, found->second);  // Another reader's fill.
+  shard.bytes += entry.Bytes();
+  shard.lru.push_front(std::move(entry));
+  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
+  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
+}
+
+std::size_t RowCache::BeginWrite(std::string_view key) {
+  const std::size_t index = ShardOf(key);
+  Shard& shard = shards_[index];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  ++shard.open_writes;
+  ++shard.generation;
+  auto found = shard.index.find(key);
+  if (found != shard.index.end()) EraseLocked(shard, found->second);
+  return index;
+}
+
+void RowCache::EndWrite(std::size_t index) {
+  Shard& shard = shards_[index];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  --shard.open_writes;
+  ++shard.generation;
+}
+
+void RowCache::EraseLocked(Shard& shard, std::list<Entry>::iterator entry) {
+  shard.bytes -= entry->Bytes();
+  shard.index.erase(std::string_view(entry->key));
+  shard.lru.erase(entry);
+}
+
+}  // namespace cairn::internal

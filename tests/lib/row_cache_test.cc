@@ -1,0 +1,192 @@
+// The keyspace row cache: on its own (hits, known-absent rows, writes that drop a row and
+// hold off fills, stale fills refused, the byte budget), and under a Store, where every way of
+// writing a key must be seen by the next Get, and a reader racing a writer must never see a
+// value go backwards.
+#include "storage/row_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cairn/store.h"
+#include "support/temp_dir.h"
+#include "testing/store_testing.h"
+
+namespace cairn {
+namespace {
+
+using internal::RowCache;
+using test::OpenOrDie;
+using test::TempDir;
+using test::TestOptions;
+
+std::optional<std::optional<std::string>> Cached(RowCache& cache, std::string_view key) {
+  RowCache::Miss miss;
+  return cache.Lookup(key, &miss);
+}
+
+// Looks key up and, on a miss, fills it with `row` as a reader would.
+void ReadThrough(RowCache& cache, std::string_view key, const std::optional<std::string>& row) {
+  RowCache::Miss miss;
+  if (!cache.Lookup(key, &miss)) cache.Fill(miss, key, row);
+}
+
+TEST(RowCacheTest, RemembersRowsAndAbsence) {
+  RowCache cache(1 << 20);
+  EXPECT_FALSE(Cached(cache, "a"));
+  ReadThrough(cache, "a", "row-a");
+  ReadThrough(cache, "none", std::nullopt);
+  EXPECT_EQ(Cached(cache, "a"), std::optional<std::optional<std::string>>("row-a"));
+  auto absent = Cached(cache, "none");
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(*absent);
+}
+
+TEST(RowCacheTest, AWriteDropsTheRowAndNoFillLandsUntilItEnds) {
+  RowCache cache(1 << 20);
+  ReadThrough(cache, "a", "old");
+  const std::size_t shard = cache.BeginWrite("a");
+  EXPECT_FALSE(Cached(cache, "a"));
+  ReadThrough(cache, "a", "old");  // A reader during the write: not remembered.
+  EXPECT_FALSE(Cached(cache, "a"));
+  cache.EndWrite(shard);
+  ReadThrough(cache, "a", "new");
+  EXPECT_EQ(Cached(cache, "a"), std::optional<std::optional<std::string>>("new"));
+}
+
+TEST(RowCacheTest, AFillFromBeforeAWriteIsRefused) {
+  RowCache cache(1 << 20);
+  RowCache::Miss miss;
+  ASSERT_FALSE(cache.Lookup("a", &miss));
+  // The reader read "old" from the database; meanwhile a write began and ended.
+  cache.EndWrite(cache.BeginWrite("a"));
+  cache.Fill(miss, "a", "old");
+  EXPECT_FALSE(Cached(cache, "a"));
+}
+
+TEST(RowCacheTest, StaysWithinItsBudgetDroppingTheLeastRecentlyUsed) {
+  RowCache cache(16 * 4096);  // 4 KiB per shard.
+  const std::string row(500, 'x');
+  ReadThrough(cache, "kept", row);
+  for (int i = 0; i < 2000; ++i) {
+    ReadThrough(cache, "k" + std::to_string(i), row);
+    ASSERT_TRUE(Cached(cache, "kept")) << "used after every fill, so never the oldest";
+  }
+  int cached = 0;
+  for (int i = 0; i < 2000; ++i) cached += Cached(cache, "k" + std::to_string(i)) ? 1 : 0;
+  EXPECT_LT(cached, 16 * 4096 / 500);
+  EXPECT_TRUE(Cached(cache, "k1999"));
+  ReadThrough(cache, "big", std::string(RowCache::kMaxRowBytes + 1, 'x'));
+  EXPECT_FALSE(Cached(cache, "big"));
+}
+
+class StoreRowCacheTest : public ::testing::Test {
+ protected:
+  StoreRowCacheTest() : clock_(std::make_shared<ManualClock>()) {
+    store_ = OpenOrDie(TestOptions(dir_.path(), clock_));
+  }
+
+  std::optional<std::string> Get(std::string_view key) {
+    Result<std::optional<std::string>> got = store_->Get(key);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : std::nullopt;
+  }
+
+  TempDir dir_;
+  std::shared_ptr<ManualClock> clock_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(StoreRowCacheTest, EveryKindOfWriteIsSeenByTheNextRead) {
+  EXPECT_EQ(Get("k"), std::nullopt);  // Cached as absent ...
+  ASSERT_TRUE(store_->Set("k", "1").ok());
+  EXPECT_EQ(Get("k"), "1");  // ... and forgotten by the write.
+  ASSERT_TRUE(store_->IncrBy("k", 4).ok());
+  EXPECT_EQ(Get("k"), "5");
+  ASSERT_TRUE(store_->CompareAndSwap("k", "5", "6").ok());
+  EXPECT_EQ(Get("k"), "6");
+  ASSERT_TRUE(store_->Set("k", "7", {.condition = SetCondition::kIfPresent}).ok());
+  EXPECT_EQ(Get("k"), "7");
+  ASSERT_TRUE(store_->Expire("k", 1000).ok());
+  EXPECT_EQ(Get("k"), "7");
+  clock_->Advance(1000);
+  EXPECT_EQ(Get("k"), std::nullopt) << "a cached row expires like a stored one";
+  ASSERT_TRUE(store_->Set("k", "8").ok());
+  EXPECT_EQ(Get("k"), "8");
+  ASSERT_TRUE(*store_->Delete("k"));
+  EXPECT_EQ(Get("k"), std::nullopt);
+  ASSERT_TRUE(testing::PutRawKeyspaceRow(*store_, "k", "not a record").ok());
+  EXPECT_FALSE(store_->Get("k").ok()) << "a raw write is seen too";
+}
+
+TEST_F(StoreRowCacheTest, TransactionWritesShowOnlyOnceCommitted) {
+  ASSERT_TRUE(store_->Set("k", "old").ok());
+  EXPECT_EQ(Get("k"), "old");
+  {
+    auto txn = std::move(store_->BeginTransaction()).value();
+    ASSERT_TRUE(txn->Set("k", "rolled back").ok());
+    EXPECT_EQ(Get("k"), "old");
+    txn->Rollback();
+  }
+  EXPECT_EQ(Get("k"), "old");
+  auto txn = std::move(store_->BeginTransaction()).value();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(txn->Set("k", "new" + std::to_string(i)).ok());
+  EXPECT_EQ(Get("k"), "old");
+  EXPECT_EQ(Get("k"), "old");
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(Get("k"), "new9");
+}
+
+TEST_F(StoreRowCacheTest, AReaderRacingWritersNeverSeesAValueGoBack) {
+  constexpr int kIncrements = 3000;
+  ASSERT_TRUE(store_->Set("n", "0").ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> regressions{0};
+  std::thread reader([&] {
+    long last = 0;
+    while (!done.load()) {
+      Result<std::optional<std::string>> got = store_->Get("n");
+      if (!got.ok() || !*got) {
+        regressions.fetch_add(1);
+        continue;
+      }
+      const long now = std::stol(**got);
+      if (now < last) regressions.fetch_add(1);
+      last = now;
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 2; ++w) {
+    writers.emplace_back([&, w] {
+      for (int i = 0; i < kIncrements; ++i) {
+        if (w == 0) {
+          ASSERT_TRUE(store_->IncrBy("n", 1).ok());
+        } else {
+          ASSERT_TRUE(
+              store_->RunTransaction([](Transaction& txn) { return txn.IncrBy("n", 1).status(); })
+                  .ok());
+        }
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  done.store(true);
+  reader.join();
+  EXPECT_EQ(regressions.load(), 0);
+  EXPECT_EQ(Get("n"), std::to_string(2 * kIncrements));
+}
+
+TEST(StoreRowCacheOffTest, ASizeOfZeroTurnsItOff) {
+  TempDir dir;
+  Options options = TestOptions(dir.path());
+  options.row_cache_bytes = 0;
+  std::unique_ptr<Store> store = OpenOrDie(options);
+  ASSERT_TRUE(store->Set("k", "v").ok());
+  EXPECT_EQ(*store->Get("k"), "v");
+}
+
+}  // namespace
+}  // namespace cairn
