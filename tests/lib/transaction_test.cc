@@ -172,6 +172,7 @@ TEST_F(TransactionTest, AKeyWrittenManyTimesReachesTheMemtableOnce) {
   EXPECT_TRUE(store_->Set("hot", "other").ok());
   EXPECT_TRUE(store_->Set("undone", "other").ok());
   EXPECT_TRUE(txn->Commit().code() == StatusCode::kFailedPrecondition);
+  txn.reset();
 
   // Survives a reopen (the collapsed write went to the log like any commit).
   ASSERT_TRUE(store_->Close().ok());
