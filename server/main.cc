@@ -57,6 +57,7 @@ int Serve(const ServerConfig& config) {
   // the store itself need not sync every commit.
   const bool sync_before_reply = config.durability == cairn::Durability::kAlways;
   options.durability = sync_before_reply ? cairn::Durability::kNone : config.durability;
+  options.row_cache_bytes = config.row_cache_bytes;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
   cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);

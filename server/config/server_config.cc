@@ -146,7 +146,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 11> kParams = {{
+constexpr std::array<Param, 12> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -193,6 +193,12 @@ constexpr std::array<Param, 11> kParams = {{
     {"logfile", "", Kind::kText, false, 0, 0, "Log file; empty: standard error",
      [](const Value& v, ServerConfig* c) { c->logfile = v.text; },
      [](const ServerConfig& c) { return Text(c.logfile); }},
+    {"row-cache", "", Kind::kMemory, false, 0, kInt64Max,
+     "Memory for recently read keys, answered without a store lookup; 0: off",
+     [](const Value& v, ServerConfig* c) {
+       c->row_cache_bytes = static_cast<std::size_t>(v.number);
+     },
+     [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.row_cache_bytes)); }},
 }};
 
 const Param* FindParam(std::string_view name) {

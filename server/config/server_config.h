@@ -29,6 +29,7 @@ struct ServerConfig {
   std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
   bool protected_mode = true;  // Refuse a non-loopback bind without requirepass.
   std::string logfile;         // Empty: stderr.
+  std::size_t row_cache_bytes = 32ull * 1024 * 1024;  // Options::row_cache_bytes; 0: off.
 };
 
 // The addresses of config.bind, in order (it holds them separated by single spaces).

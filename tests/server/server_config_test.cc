@@ -306,7 +306,8 @@ TEST(ApplyConfigTextTest, ReadsEveryParameterWithCommentsAndQuotes) {
       "timeout 300\n"
       "proto-max-bulk-len 64mb\n"
       "protected-mode no\n"
-      "logfile \"/var/log/cairn.log\"   \n";
+      "logfile \"/var/log/cairn.log\"   \n"
+      "row-cache 0\n";
   ServerConfig config;
   Status s = ApplyConfigText(text, "cairn.conf", &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -322,6 +323,7 @@ TEST(ApplyConfigTextTest, ReadsEveryParameterWithCommentsAndQuotes) {
   EXPECT_EQ(config.proto_max_bulk_len, 64u * 1024 * 1024);
   EXPECT_FALSE(config.protected_mode);
   EXPECT_EQ(config.logfile, "/var/log/cairn.log");
+  EXPECT_EQ(config.row_cache_bytes, 0u);
 }
 
 TEST(ApplyConfigTextTest, LaterLinesWinAndEmptyStringsAreValues) {
@@ -722,7 +724,7 @@ TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
       {"bind", "127.0.0.1"},      {"port", "6379"},    {"dir", "./cairn-data"},
       {"durability", "everysec"}, {"requirepass", ""}, {"threads", "0"},
       {"maxclients", "10000"},    {"timeout", "0"},    {"proto-max-bulk-len", "536870912"},
-      {"protected-mode", "yes"},  {"logfile", ""},
+      {"protected-mode", "yes"},  {"logfile", ""},     {"row-cache", "33554432"},
   };
   EXPECT_EQ(GetParameters("*", ServerConfig{}), expected);
 }
@@ -748,7 +750,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 11u);
+  EXPECT_EQ(GetParameters("*", config).size(), 12u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -795,6 +797,7 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
   for (const auto& [name, value] : GetParameters("*", ServerConfig{})) {
     std::string shown = value.empty() ? "\"\"" : value;
     if (name == "proto-max-bulk-len") shown = "512mb";  // Sizes are shown with a unit.
+    if (name == "row-cache") shown = "32mb";
     EXPECT_NE(help.find("--" + name), std::string::npos) << name;
     EXPECT_NE(help.find("[" + shown + "]\n"), std::string::npos) << name;
   }
