@@ -122,11 +122,17 @@ class TransactionRows final : public Rows {
   void FinishWrites() {
     for (std::size_t shard : open_writes_) cache_->EndWrite(shard);
     open_writes_.clear();
+    last_written_.clear();
   }
 
  private:
   void NoteWrite(const rocksdb::Slice& key) {
-    if (cache_ != nullptr) open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+    if (cache_ == nullptr) return;
+    // A key written again (the pass batch writes a hot key once per command) is already open:
+    // its shard takes no fills until FinishWrites, so there is nothing to drop again.
+    if (!open_writes_.empty() && key.ToStringView() == last_written_) return;
+    open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+    last_written_.assign(key.data(), key.size());
   }
 
   rocksdb::Transaction* txn_;
@@ -134,6 +140,7 @@ class TransactionRows final : public Rows {
   const rocksdb::ReadOptions& read_options_;
   RowCache* cache_;
   std::vector<std::size_t> open_writes_;  // Shards of the writes the cache was told of.
+  std::string last_written_;              // The key of the newest of them.
 };
 
 // Direct database access. Each write is atomic on its own (TransactionDB locks the key for
