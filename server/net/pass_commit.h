@@ -6,8 +6,16 @@
 // event-loop pass; then each waiting connection sends its replies (or, if the commit or sync
 // failed, drops without a reply: its writes' outcome is unknown). One per io thread, used only
 // on it.
+//
+// Under `always` the sync waits a moment for more writers first (group commit, as PostgreSQL's
+// commit_delay): when the replies of a sync go out, their clients answer over the next tens of
+// microseconds, and a sync started by the first of them would leave the rest to the one after
+// it — every client then waits for two syncs per request (measured: 24 writes per sync from 50
+// clients, against 50 for Redis). So the pass keeps serving for kGatherTick while new writes
+// keep joining, up to kMaxGather, then commits and syncs them all at once.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -21,14 +29,17 @@ namespace cairn::server {
 class PassCommit {
  public:
   PassCommit(boost::asio::io_context& context, Store& store, bool sync)
-      : context_(context), store_(store), sync_(sync), batch_(store) {}
+      : context_(context), store_(store), sync_(sync), batch_(store), gather_timer_(context) {}
 
   // The io thread's write batch, for its connections' command runners.
   WriteBatch& batch() { return batch_; }
 
   // Something was written in this pass (under `always` every reply of the pass then waits
   // for the sync, so that nobody reads a write before it is durable).
-  void MarkWritten() { written_ = true; }
+  void MarkWritten() {
+    written_ = true;
+    ++writes_;
+  }
   bool written() const { return written_; }
   bool sync() const { return sync_; }
 
@@ -50,7 +61,28 @@ class PassCommit {
   }
 
  private:
+  static constexpr std::chrono::microseconds kGatherTick{25};
+  static constexpr std::chrono::microseconds kMaxGather{250};
+
+  // Runs after the handlers that were ready; under `always`, first gathers more writers.
   void Flush() {
+    if (sync_ && written_) return Gather(std::chrono::steady_clock::now(), writes_);
+    Finish();
+  }
+
+  // Waits a tick; if writes joined meanwhile (and the window is not used up), another one.
+  void Gather(std::chrono::steady_clock::time_point started, std::uint64_t writes_before) {
+    gather_timer_.expires_after(kGatherTick);
+    gather_timer_.async_wait([this, started, writes_before](const boost::system::error_code&) {
+      const bool more = writes_ != writes_before;
+      if (more && std::chrono::steady_clock::now() - started < kMaxGather) {
+        return Gather(started, writes_);
+      }
+      Finish();
+    });
+  }
+
+  void Finish() {
     scheduled_ = false;
     batch_.Commit();
     Status status = batch_.TakeStatus();
@@ -68,6 +100,8 @@ class PassCommit {
   std::vector<std::function<void(const Status&)>> waiting_;
   bool scheduled_ = false;
   bool written_ = false;
+  std::uint64_t writes_ = 0;  // Passes of a connection that wrote, ever: tells Gather of new ones.
+  boost::asio::steady_timer gather_timer_;
 };
 
 }  // namespace cairn::server

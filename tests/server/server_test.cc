@@ -361,6 +361,35 @@ TEST_F(ServerTest, DurabilityAlwaysAcknowledgesWritesThatSurviveAKill) {
   EXPECT_EQ(Do({"GET", "n"}), "\"1\"");
 }
 
+TEST_F(ServerTest, DurabilityAlwaysSyncsTheWritesOfManyClientsBeforeAnyReply) {
+  // The writes of many connections share a sync (the pass gathers them first); every one that
+  // was answered must survive a SIGKILL that follows the last reply.
+  Start({"--durability", "always"});
+  constexpr int kClients = 20, kRounds = 10, kPipeline = 5;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      std::unique_ptr<RespClient> c = Connect();
+      for (int r = 0; r < kRounds; ++r) {
+        std::string batch;
+        for (int i = 0; i < kPipeline; ++i) {
+          const std::string key = "c" + std::to_string(t) + ":" + std::to_string(r * kPipeline + i);
+          batch += RespClient::Encode({"SET", key, "v"});
+        }
+        batch += RespClient::Encode({"INCR", "total"});
+        ASSERT_TRUE(c->Send(batch));
+        for (int i = 0; i < kPipeline; ++i) ASSERT_EQ(c->Read()->ToString(), "OK");
+        ASSERT_EQ(c->Read()->type, Reply::Type::kInteger);
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  server_->Stop(SIGKILL);
+  Start({"--durability", "always"});
+  EXPECT_EQ(Do({"DBSIZE"}), "(integer) " + std::to_string(kClients * kRounds * kPipeline + 1));
+  EXPECT_EQ(Do({"GET", "total"}), "\"" + std::to_string(kClients * kRounds) + "\"");
+}
+
 TEST_F(ServerTest, ShutdownStopsTheServerCleanly) {
   Start();
   EXPECT_EQ(Do({"SET", "k", "v"}), "OK");
