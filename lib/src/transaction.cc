@@ -74,9 +74,7 @@ void Transaction::Rollback() { core_->Rollback(); }
 
 void Transaction::SetSavePoint() { core_->raw().SetSavePoint(); }
 
-Status Transaction::RollbackToSavePoint() {
-  return internal::FromRocks(core_->raw().RollbackToSavePoint(), "roll back to a save point");
-}
+Status Transaction::RollbackToSavePoint() { return core_->RollbackToSavePoint(); }
 
 Status Transaction::PopSavePoint() {
   return internal::FromRocks(core_->raw().PopSavePoint(), "drop a save point");

@@ -31,6 +31,12 @@ Status TransactionCore::Commit() {
   return s;
 }
 
+Status TransactionCore::RollbackToSavePoint() {
+  Status s = FromRocks(txn_->RollbackToSavePoint(), "roll back to a save point");
+  keyspace_rows_.ForgetLastWrite();  // Its last write may be among those undone.
+  return s;
+}
+
 void TransactionCore::Rollback() {
   if (finished_) return;
   finished_ = true;

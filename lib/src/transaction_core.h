@@ -54,6 +54,7 @@ class TransactionCore {
 
   Status Commit();
   void Rollback();
+  Status RollbackToSavePoint();
 
   rocksdb::Transaction& raw() { return *txn_; }
   StoreCore& store() { return *store_; }

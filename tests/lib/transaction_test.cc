@@ -183,6 +183,26 @@ TEST_F(TransactionTest, AKeyWrittenManyTimesReachesTheMemtableOnce) {
   EXPECT_EQ(*store_->Get("gone"), std::nullopt);
 }
 
+TEST_F(TransactionTest, ReadsAfterWritesOfOneKeySeeTheNewestWrite) {
+  Open();
+  auto txn = Begin();
+  EXPECT_EQ(*txn->IncrBy("n", 1), 1);
+  EXPECT_EQ(*txn->IncrBy("n", 1), 2);
+  ASSERT_TRUE(txn->Set("other", "x").ok());
+  EXPECT_EQ(*txn->IncrBy("n", 1), 3);
+  ASSERT_TRUE(*txn->Delete("n"));
+  EXPECT_EQ(*txn->Get("n"), std::nullopt);
+  EXPECT_EQ(txn->GetTtl("n")->kind, TtlState::Kind::kMissing);
+  EXPECT_EQ(*txn->IncrBy("n", 5), 5);
+  ASSERT_TRUE(*txn->Expire("n", 10'000));
+  EXPECT_EQ(txn->GetTtl("n")->kind, TtlState::Kind::kExpires);
+  EXPECT_EQ(*txn->IncrBy("n", 1), 6);
+  EXPECT_EQ(txn->GetTtl("n")->kind, TtlState::Kind::kExpires) << "INCR keeps the expiry";
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(*store_->Get("n"), "6");
+  EXPECT_EQ(*store_->Get("other"), "x");
+}
+
 TEST_F(TransactionTest, DistinctKeysAreCommittedEachOnce) {
   Open();
   const std::uint64_t before = MemtableEntries(*store_);
