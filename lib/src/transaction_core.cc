@@ -5,9 +5,11 @@
 
 namespace cairn::internal {
 
-Status CommitOrRelease(rocksdb::Transaction& txn) {
+Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn) {
   if (HasNoWrites(txn)) return FromRocks(txn.Rollback(), "release locks");
-  return FromRocks(txn.Commit(), "commit");
+  // A transaction may write a key many times (the server's pass batch does for a hot key):
+  // only the newest write of each key goes to the memtable.
+  return FromRocks(CommitLatestWrites(*core.db(), txn, core.column_families()), "commit");
 }
 
 Status TransactionCore::CheckActive() const {
@@ -20,12 +22,7 @@ Status TransactionCore::CheckActive() const {
 Status TransactionCore::Commit() {
   CAIRN_RETURN_IF_ERROR(CheckActive());
   finished_ = true;
-  // A transaction may write a key many times (the server's pass batch does for a hot key):
-  // only the newest write of each key goes to the memtable.
-  Status s = HasNoWrites(*txn_)
-                 ? FromRocks(txn_->Rollback(), "release locks")
-                 : FromRocks(CommitLatestWrites(*store_->db(), *txn_, store_->column_families()),
-                             "commit");
+  Status s = CommitOrRelease(*store_, *txn_);
   if (!s.ok()) (void)txn_->Rollback();
   keyspace_rows_.FinishWrites();  // After the commit: its rows may be cached again.
   return s;

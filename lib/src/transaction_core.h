@@ -16,8 +16,9 @@ inline bool HasNoWrites(rocksdb::Transaction& txn) {
   return txn.GetNumPuts() == 0 && txn.GetNumDeletes() == 0 && txn.GetNumMerges() == 0;
 }
 
-// Commits txn, or just releases its locks when it wrote nothing.
-Status CommitOrRelease(rocksdb::Transaction& txn);
+// Commits txn (only the newest write of each key: latest_writes.h), or just releases its
+// locks when it wrote nothing.
+Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn);
 
 // Runs fn(Rows&, now_ms) over column family `family` as one transaction of its own: reads lock
 // their keys, so a read-modify-write is atomic; the commit is skipped when nothing was written.
@@ -33,7 +34,7 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
     (void)txn->Rollback();
     return result;
   }
-  CAIRN_RETURN_IF_ERROR(CommitOrRelease(*txn));
+  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, *txn));
   return result;
 }
 

@@ -188,7 +188,7 @@ class LeaseManager::Impl {
       (void)txn->Rollback();
       return written;
     }
-    CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(*txn));
+    CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(core_, *txn));
     return written;
   }
 
