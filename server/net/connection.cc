@@ -51,7 +51,6 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
       runner_(server, session_, pass.batch()) {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);  // Replies go out as soon as they are written.
-  socket_.non_blocking(true, ec);  // Reads happen when the socket is readable (OnReadable).
 }
 
 Connection::~Connection() {
@@ -145,20 +144,18 @@ void Connection::Pump() {
 void Connection::StartRead() {
   ArmIdleTimer();
   reading_ = true;
-  WaitReadable();
+  MakeInputRoom();
+  // A read rather than a wait for readability: Asio tries the read at once (right after a
+  // reply that usually finds nothing) and otherwise queues it on the descriptor it registered
+  // once, edge-triggered. A wait would re-arm the descriptor with epoll_ctl every time, which
+  // costs more than a recv that finds nothing, and a busy server's try often finds the next
+  // request already there.
+  socket_.async_read_some(asio::buffer(in_.data() + end_, in_.size() - end_),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      std::size_t n) { self->OnRead(ec, n); });
 }
 
-void Connection::WaitReadable() {
-  // Wait first, then read. async_read_some would try a read at once, and right after a reply
-  // that nearly always finds nothing (the client is still reading the reply): one wasted
-  // system call per request.
-  socket_.async_wait(
-      tcp::socket::wait_read,
-      [self = shared_from_this()](const boost::system::error_code& ec) { self->OnReadable(ec); });
-}
-
-void Connection::OnReadable(const boost::system::error_code& ec) {
-  if (ec || closed_) return OnRead(ec, 0);
+void Connection::MakeInputRoom() {
   if (begin_ == end_) {
     begin_ = end_ = 0;
     // A large command is done: give back its buffer rather than keep it for a small one.
@@ -177,13 +174,6 @@ void Connection::OnReadable(const boost::system::error_code& ec) {
     begin_ = 0;
   }
   if (in_.size() < end_ + room) in_.resize(end_ + room);
-  boost::system::error_code read_error;
-  const std::size_t n =
-      socket_.read_some(asio::buffer(in_.data() + end_, in_.size() - end_), read_error);
-  if (read_error == asio::error::would_block || read_error == asio::error::try_again) {
-    return WaitReadable();  // A spurious wake-up.
-  }
-  OnRead(read_error, n);
 }
 
 void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {

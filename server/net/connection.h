@@ -46,8 +46,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunCommands();
   void AwaitPassCommit();
   void StartRead();
-  void WaitReadable();
-  void OnReadable(const boost::system::error_code& ec);
+  void MakeInputRoom();  // Sizes in_ for the next read.
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
   void StartParkedCall();
