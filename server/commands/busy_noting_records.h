@@ -1,7 +1,8 @@
-// A Records over a store transaction that notes whether any call failed with kBusy (a lock
-// wait timed out, or a deadlock was detected). Command handlers turn a failed call into an
-// error reply and carry on, so without this the code that runs them in one transaction (EXEC,
-// batched writes) could not tell a conflict — after which the whole transaction must be rolled
+// A Records over a store transaction (or over another such wrapper: a script inside EXEC) that
+// notes whether any call failed with kBusy (a lock wait timed out, or a deadlock was
+// detected). Command handlers turn a failed call into an error reply and carry on, so without
+// this the code that runs them in one transaction (EXEC, batched writes, scripts) could not
+// tell a conflict — after which the whole transaction must be rolled
 // back and run again — from an ordinary error reply, and would commit half of it.
 #pragma once
 
@@ -12,7 +13,7 @@ namespace cairn::server {
 
 class BusyNotingRecords final : public Records {
  public:
-  explicit BusyNotingRecords(Transaction& txn) : txn_(txn) {}
+  explicit BusyNotingRecords(Records& txn) : txn_(txn) {}
 
   // True once a call has failed with kBusy.
   bool busy() const { return busy_; }
@@ -53,7 +54,7 @@ class BusyNotingRecords final : public Records {
     return result;
   }
 
-  Transaction& txn_;
+  Records& txn_;
   bool busy_ = false;
 };
 

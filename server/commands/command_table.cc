@@ -38,6 +38,7 @@ CommandTable BuildCommandTable() {
   RegisterLeaseCommands(table);
   RegisterRateLimitCommands(table);
   RegisterQueueCommands(table);
+  RegisterScriptCommands(table);
   return table;
 }
 

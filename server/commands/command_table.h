@@ -49,5 +49,7 @@ CommandSpec NativeCommand(std::string_view group, std::string_view name, int ari
 void RegisterLeaseCommands(CommandTable& table);
 void RegisterRateLimitCommands(CommandTable& table);
 void RegisterQueueCommands(CommandTable& table);
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT.
+void RegisterScriptCommands(CommandTable& table);
 
 }  // namespace cairn::server

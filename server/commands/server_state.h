@@ -22,6 +22,7 @@
 #include "commands/session.h"
 #include "commands/watch_registry.h"
 #include "config/server_config.h"
+#include "scripting/script_cache.h"
 
 namespace cairn::server {
 
@@ -34,6 +35,41 @@ struct Engines {
   LeaseManager leases;
   RateLimiter rate_limits;
   Queue queues;
+};
+
+// The scripts running now, each with the flag that stops it (SCRIPT KILL).
+class RunningScripts {
+ public:
+  // Registers a running script for as long as it lives.
+  class Entry {
+   public:
+    explicit Entry(RunningScripts& all) : all_(all) {
+      std::lock_guard<std::mutex> lock(all_.mu_);
+      all_.flags_.push_back(&kill_);
+    }
+    ~Entry() {
+      std::lock_guard<std::mutex> lock(all_.mu_);
+      std::erase(all_.flags_, &kill_);
+    }
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    const std::atomic<bool>* kill() const { return &kill_; }
+
+   private:
+    RunningScripts& all_;
+    std::atomic<bool> kill_{false};
+  };
+
+  // Tells every running script to stop; false if none runs.
+  bool KillAll() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::atomic<bool>* flag : flags_) flag->store(true);
+    return !flags_.empty();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::atomic<bool>*> flags_;
 };
 
 class ServerState {
@@ -61,6 +97,8 @@ class ServerState {
   std::int64_t started_ms() const { return started_ms_; }
   WatchRegistry& watches() { return watches_; }
   ScanCursors& scan_cursors() { return scan_cursors_; }
+  scripting::ScriptCache& scripts() { return scripts_; }
+  RunningScripts& running_scripts() { return running_scripts_; }
 
   ServerConfig config() const {
     std::lock_guard<std::mutex> lock(config_mu_);
@@ -79,6 +117,10 @@ class ServerState {
   std::size_t proto_max_bulk_len() const { return max_bulk_.load(std::memory_order_relaxed); }
   std::int64_t idle_timeout_s() const { return timeout_s_.load(std::memory_order_relaxed); }
   std::size_t maxclients() const { return maxclients_.load(std::memory_order_relaxed); }
+  std::int64_t lua_time_limit_ms() const {
+    return lua_time_limit_ms_.load(std::memory_order_relaxed);
+  }
+  std::size_t lua_memory_limit() const { return lua_memory_limit_.load(std::memory_order_relaxed); }
   // Constant-time comparison with requirepass; false when none is set.
   bool CheckPassword(std::string_view password) const;
 
@@ -116,6 +158,8 @@ class ServerState {
     max_bulk_.store(config_.proto_max_bulk_len);
     timeout_s_.store(config_.timeout_s);
     maxclients_.store(static_cast<std::size_t>(config_.maxclients));
+    lua_time_limit_ms_.store(config_.lua_time_limit_ms);
+    lua_memory_limit_.store(config_.lua_memory_limit);
   }
 
   Store& store_;
@@ -126,12 +170,16 @@ class ServerState {
   std::atomic<std::size_t> max_bulk_{0};
   std::atomic<std::int64_t> timeout_s_{0};
   std::atomic<std::size_t> maxclients_{0};
+  std::atomic<std::int64_t> lua_time_limit_ms_{0};
+  std::atomic<std::size_t> lua_memory_limit_{0};
   std::shared_ptr<const Clock> clock_;
   const std::int64_t started_ms_;
   bool sync_before_reply_ = false;
   Engines engines_;
   WatchRegistry watches_;
   ScanCursors scan_cursors_;
+  scripting::ScriptCache scripts_;
+  RunningScripts running_scripts_;
 
   mutable std::mutex clients_mu_;
   std::map<std::uint64_t, ClientEntry> clients_;  // By id: CLIENT LIST's order.

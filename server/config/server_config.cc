@@ -146,7 +146,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 12> kParams = {{
+constexpr std::array<Param, 14> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -199,6 +199,17 @@ constexpr std::array<Param, 12> kParams = {{
        c->row_cache_bytes = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.row_cache_bytes)); }},
+    {"lua-time-limit", "busy-reply-threshold", Kind::kInteger, true, 0, kInt64Max,
+     "Milliseconds a script may run before it is stopped and rolled back; 0: no limit",
+     [](const Value& v, ServerConfig* c) { c->lua_time_limit_ms = v.number; },
+     [](const ServerConfig& c) { return Number(c.lua_time_limit_ms); }},
+    // The 1mb floor leaves room for the sandbox itself (about 100 KiB) and a useful script.
+    {"lua-memory-limit", "", Kind::kMemory, true, 1 << 20, kInt64Max,
+     "Memory each Lua state of the scripts may hold (64mb, ...)",
+     [](const Value& v, ServerConfig* c) {
+       c->lua_memory_limit = static_cast<std::size_t>(v.number);
+     },
+     [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.lua_memory_limit)); }},
 }};
 
 const Param* FindParam(std::string_view name) {

@@ -30,6 +30,10 @@ struct ServerConfig {
   bool protected_mode = true;  // Refuse a non-loopback bind without requirepass.
   std::string logfile;         // Empty: stderr.
   std::size_t row_cache_bytes = 32ull * 1024 * 1024;  // Options::row_cache_bytes; 0: off.
+  // Scripts: how long one may run before it is stopped (and rolled back), 0 for no limit;
+  // how much memory each Lua state may hold.
+  std::int64_t lua_time_limit_ms = 5000;
+  std::size_t lua_memory_limit = 64ull * 1024 * 1024;
 };
 
 // The addresses of config.bind, in order (it holds them separated by single spaces).

@@ -721,10 +721,20 @@ TEST(SetParameterTest, BadNamesAndValuesUseRedisWording) {
 
 TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
   const Pairs expected = {
-      {"bind", "127.0.0.1"},      {"port", "6379"},    {"dir", "./cairn-data"},
-      {"durability", "everysec"}, {"requirepass", ""}, {"threads", "0"},
-      {"maxclients", "10000"},    {"timeout", "0"},    {"proto-max-bulk-len", "536870912"},
-      {"protected-mode", "yes"},  {"logfile", ""},     {"row-cache", "33554432"},
+      {"bind", "127.0.0.1"},
+      {"port", "6379"},
+      {"dir", "./cairn-data"},
+      {"durability", "everysec"},
+      {"requirepass", ""},
+      {"threads", "0"},
+      {"maxclients", "10000"},
+      {"timeout", "0"},
+      {"proto-max-bulk-len", "536870912"},
+      {"protected-mode", "yes"},
+      {"logfile", ""},
+      {"row-cache", "33554432"},
+      {"lua-time-limit", "5000"},
+      {"lua-memory-limit", "67108864"},
   };
   EXPECT_EQ(GetParameters("*", ServerConfig{}), expected);
 }
@@ -736,7 +746,11 @@ TEST(GetParametersTest, PatternsSelectByName) {
       {"PORT", {{"port", "6379"}}},
       {"*max*", {{"maxclients", "10000"}, {"proto-max-bulk-len", "536870912"}}},
       {"p*", {{"port", "6379"}, {"proto-max-bulk-len", "536870912"}, {"protected-mode", "yes"}}},
-      {"[bd]*", {{"bind", "127.0.0.1"}, {"dir", "./cairn-data"}, {"durability", "everysec"}}},
+      {"[bd]*",
+       {{"bind", "127.0.0.1"},
+        {"dir", "./cairn-data"},
+        {"durability", "everysec"},
+        {"busy-reply-threshold", "5000"}}},
       {"?ir", {{"dir", "./cairn-data"}}},
       {"t*", {{"threads", "0"}, {"timeout", "0"}}},
       {"dur*", {{"durability", "everysec"}}},
@@ -750,7 +764,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 12u);
+  EXPECT_EQ(GetParameters("*", config).size(), 14u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -798,6 +812,7 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
     std::string shown = value.empty() ? "\"\"" : value;
     if (name == "proto-max-bulk-len") shown = "512mb";  // Sizes are shown with a unit.
     if (name == "row-cache") shown = "32mb";
+    if (name == "lua-memory-limit") shown = "64mb";
     EXPECT_NE(help.find("--" + name), std::string::npos) << name;
     EXPECT_NE(help.find("[" + shown + "]\n"), std::string::npos) << name;
   }

@@ -1,0 +1,263 @@
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT: Lua scripts with Redis's semantics.
+//
+// A script runs as one store transaction: the commands it calls see each other's writes, no
+// other client sees any of them before the script ends, and a script that fails part-way (an
+// error raised by redis.call, a Lua error, the time or memory limit, SCRIPT KILL) leaves
+// nothing written. Redis keeps the writes made before the error; server/COMPATIBILITY.md
+// says so. A command that meets a lock held by another transaction stops the script, which is
+// rolled back and run again from its start (RunTransaction), as EXEC is. Inside EXEC a script
+// runs on EXEC's transaction, undone to a save point if it fails.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/busy_noting_records.h"
+#include "commands/command_table.h"
+#include "commands/dispatch.h"
+#include "commands/errors.h"
+#include "commands/server_state.h"
+#include "commands/session.h"
+#include "scripting/script_vm.h"
+#include "scripting/sha1.h"
+
+namespace cairn::server {
+namespace {
+
+using scripting::ScriptOutcome;
+using scripting::ScriptVm;
+
+constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
+
+// Runs the commands of one script: through the command table, on the script's transaction,
+// refusing what a script may not call.
+class CommandHost final : public scripting::ScriptHost {
+ public:
+  CommandHost(ServerState& server, const Session& caller, Records& data, Transaction* txn,
+              bool read_only)
+      : server_(server),
+        session_(caller.id(), caller.peer(), caller.local(), caller.created_ms()),
+        records_(data),
+        txn_(txn),
+        read_only_(read_only) {
+    session_.authenticated = true;
+  }
+
+  bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
+    resp::ReplyWriter writer(reply, protocol);
+    const CommandSpec* spec = server_.table().Find(args[0]);
+    if (spec == nullptr) {
+      writer.Error("ERR Unknown Redis command called from script");
+    } else if (!spec->ArityOk(args.size())) {
+      writer.Error("ERR Wrong number of args calling Redis command from script");
+    } else if (spec->Has(kNoScript) || spec->Has(kNoMulti) || spec->Has(kBlocking)) {
+      // kNoMulti: the native engines commit their own transactions, which cannot join the
+      // script's.
+      writer.Error("ERR This Redis command is not allowed from script");
+    } else if (read_only_ && spec->Has(kWrite)) {
+      writer.Error("ERR Write commands are not allowed from read-only scripts.");
+    } else {
+      session_.protocol = protocol;
+      RunChecked(server_, session_, *spec, args, writer, records_, txn_);
+      if (records_.busy()) return false;
+      wrote_ = wrote_ || spec->Has(kWrite);
+    }
+    return true;
+  }
+
+  void Log(int level, std::string_view message) override {
+    if (level < scripting::kLogNotice) return;
+    std::fprintf(stderr, "cairn-server: script %s: %.*s\n",
+                 level == scripting::kLogWarning ? "warning" : "notice",
+                 static_cast<int>(message.size()), message.data());
+  }
+
+  bool wrote() const { return wrote_; }
+
+ private:
+  ServerState& server_;
+  Session session_;  // The script's own client: its protocol is the script's (redis.setresp).
+  BusyNotingRecords records_;
+  Transaction* txn_;
+  const bool read_only_;
+  bool wrote_ = false;
+};
+
+enum class ScriptBy { kBody, kSha };
+
+// Finds (or compiles) the script EVAL or EVALSHA names; nullptr after replying with why not.
+const ScriptVm::Compiled* Prepare(CommandContext& ctx, ScriptVm& vm, ScriptBy by,
+                                  std::string* sha) {
+  scripting::ScriptCache& cache = ctx.server.scripts();
+  vm.Follow(cache.epoch());
+  *sha = by == ScriptBy::kBody ? scripting::Sha1Hex(ctx.args[1])
+                               : scripting::NormalizeSha(ctx.args[1]);
+  if (const ScriptVm::Compiled* found = vm.Find(*sha)) return found;
+  std::shared_ptr<const std::string> stored;
+  std::string_view body = ctx.args[1];
+  if (by == ScriptBy::kSha) {
+    stored = cache.Find(*sha);
+    if (stored == nullptr) {
+      ctx.reply.Error(kNoScriptError);
+      return nullptr;
+    }
+    body = *stored;
+  }
+  if (std::optional<std::string> error = vm.Compile(*sha, body)) {
+    ctx.reply.Error(*error);
+    return nullptr;
+  }
+  if (by == ScriptBy::kBody) cache.Add(*sha, body);
+  return vm.Find(*sha);
+}
+
+void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
+  const std::vector<std::string_view>& args = ctx.args;
+  const std::optional<std::int64_t> numkeys = ParseInt64(args[2]);
+  if (!numkeys) return ctx.reply.Error(kNotInteger);
+  if (*numkeys < 0) return ctx.reply.Error("ERR Number of keys can't be negative");
+  if (static_cast<std::uint64_t>(*numkeys) > args.size() - 3) {
+    return ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+  }
+  ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
+  std::string sha;
+  const ScriptVm::Compiled* compiled = Prepare(ctx, vm, by, &sha);
+  if (compiled == nullptr) return;
+  read_only = read_only || compiled->no_writes;
+
+  const auto split = args.begin() + 3 + *numkeys;
+  const std::vector<std::string_view> keys(args.begin() + 3, split);
+  const std::vector<std::string_view> argv(split, args.end());
+  RunningScripts::Entry running(ctx.server.running_scripts());
+  scripting::ScriptRequest request;
+  request.sha = sha;
+  request.keys = &keys;
+  request.argv = &argv;
+  request.time_limit_ms = ctx.server.lua_time_limit_ms();
+  request.kill = running.kill();
+
+  std::string out;
+  resp::ReplyWriter writer(&out, ctx.session.protocol);
+  ScriptOutcome outcome = ScriptOutcome::kDone;
+  bool wrote = false;
+  if (ctx.txn != nullptr) {
+    // Inside EXEC. A conflict is seen by EXEC's own records too, and EXEC runs again.
+    ctx.txn->SetSavePoint();
+    CommandHost host(ctx.server, ctx.session, ctx.data, ctx.txn, read_only);
+    outcome = vm.Run(request, host, writer);
+    if (outcome == ScriptOutcome::kDone) {
+      (void)ctx.txn->PopSavePoint();
+      wrote = host.wrote();
+    } else {
+      (void)ctx.txn->RollbackToSavePoint();
+      if (outcome == ScriptOutcome::kAgain) writer.Error("ERR script met a lock conflict");
+    }
+  } else {
+    const Status status = ctx.server.store().RunTransaction([&](Transaction& txn) -> Status {
+      out.clear();
+      CommandHost host(ctx.server, ctx.session, txn, &txn, read_only);
+      outcome = vm.Run(request, host, writer);
+      if (outcome == ScriptOutcome::kAgain) return Status::Busy("a script met a lock conflict");
+      // Any failure status rolls the transaction back; the script's error reply is in `out`.
+      if (outcome == ScriptOutcome::kFailed) return Status::FailedPrecondition("script failed");
+      wrote = host.wrote();
+      return Status::Ok();
+    });
+    if (!status.ok() && outcome != ScriptOutcome::kFailed) return ReplyStatus(ctx.reply, status);
+  }
+  if (wrote) ctx.session.wrote = true;
+  ctx.reply.buffer()->append(out);
+}
+
+void Eval(CommandContext& ctx) { RunScript(ctx, ScriptBy::kBody, false); }
+void EvalSha(CommandContext& ctx) { RunScript(ctx, ScriptBy::kSha, false); }
+void EvalRo(CommandContext& ctx) { RunScript(ctx, ScriptBy::kBody, true); }
+void EvalShaRo(CommandContext& ctx) { RunScript(ctx, ScriptBy::kSha, true); }
+
+void ScriptHelp(CommandContext& ctx) {
+  static constexpr std::string_view kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script (its writes are rolled back).",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kLines));
+  for (std::string_view line : kLines) ctx.reply.SimpleString(line);
+}
+
+void Script(CommandContext& ctx) {
+  const std::vector<std::string_view>& args = ctx.args;
+  const std::string sub = ToLower(args[1]);
+  const std::size_t argc = args.size();
+  auto arity = [&](bool ok) {
+    if (!ok) ctx.reply.Error(WrongArity("script|" + sub));
+    return ok;
+  };
+  scripting::ScriptCache& cache = ctx.server.scripts();
+  if (sub == "load") {
+    if (!arity(argc == 3)) return;
+    ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
+    vm.Follow(cache.epoch());
+    const std::string sha = scripting::Sha1Hex(args[2]);
+    if (vm.Find(sha) == nullptr) {
+      if (std::optional<std::string> error = vm.Compile(sha, args[2])) {
+        return ctx.reply.Error(*error);
+      }
+    }
+    cache.Add(sha, args[2]);
+    return ctx.reply.Bulk(sha);
+  }
+  if (sub == "exists") {
+    if (!arity(argc >= 3)) return;
+    ctx.reply.ArrayHeader(argc - 2);
+    for (std::size_t i = 2; i < argc; ++i) {
+      ctx.reply.Integer(cache.Contains(scripting::NormalizeSha(args[i])) ? 1 : 0);
+    }
+    return;
+  }
+  if (sub == "flush") {
+    if (!arity(argc <= 3)) return;
+    if (argc == 3 && !EqualsIgnoreCase(args[2], "sync") && !EqualsIgnoreCase(args[2], "async")) {
+      return ctx.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    cache.Flush();
+    return ctx.reply.Ok();
+  }
+  if (sub == "kill") {
+    if (!arity(argc == 2)) return;
+    if (!ctx.server.running_scripts().KillAll()) {
+      return ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+    }
+    return ctx.reply.Ok();
+  }
+  if (sub == "help" && argc == 2) return ScriptHelp(ctx);
+  ctx.reply.Error("ERR unknown subcommand '" + std::string(args[1].substr(0, 128)) +
+                  "'. Try SCRIPT HELP.");
+}
+
+}  // namespace
+
+void RegisterScriptCommands(CommandTable& table) {
+  // Keys are given by numkeys (Redis's movable keys): no fixed positions to declare.
+  const std::uint32_t flags = kNoScript | kStale;
+  table.Register({"eval", -3, flags, 0, 0, 0, Eval, "scripting",
+                  "Executes a server-side Lua script.", "2.6.0"});
+  table.Register({"evalsha", -3, flags, 0, 0, 0, EvalSha, "scripting",
+                  "Executes a server-side Lua script by SHA1 digest.", "2.6.0"});
+  table.Register({"eval_ro", -3, flags | kReadOnly, 0, 0, 0, EvalRo, "scripting",
+                  "Executes a read-only server-side Lua script.", "7.0.0"});
+  table.Register({"evalsha_ro", -3, flags | kReadOnly, 0, 0, 0, EvalShaRo, "scripting",
+                  "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0"});
+  table.Register({"script", -2, kNoScript, 0, 0, 0, Script, "scripting",
+                  "A container for Lua scripts management commands.", "2.6.0"});
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,297 @@
+#include "scripting/script_vm.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "scripting/lua_values.h"
+#include "scripting/vm_state.h"
+
+namespace cairn::server::scripting {
+namespace {
+
+// Instructions between two looks at the clock and the kill flag: about a millisecond of a
+// busy loop, and no measurable cost to a short script.
+constexpr int kHookEvery = 100000;
+
+void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
+  auto* vm = static_cast<VmState*>(ud);
+  if (nsize == 0) {
+    std::free(ptr);
+    vm->used -= osize;
+    return nullptr;
+  }
+  // Lua 5.1 passes osize 0 with a null ptr. Only growth can be refused: Lua assumes a
+  // shrinking realloc succeeds.
+  if (vm->limit != 0 && nsize > osize && vm->used + (nsize - osize) > vm->limit) {
+    vm->over_limit = true;
+    return nullptr;
+  }
+  void* out = std::realloc(ptr, nsize);
+  if (out == nullptr) return nullptr;
+  vm->used = vm->used - osize + nsize;
+  return out;
+}
+
+void Hook(lua_State* L, lua_Debug*) {
+  VmState* vm = StateOf(L);
+  if (vm->stop == VmState::Stop::kNone) {
+    if (vm->kill != nullptr && vm->kill->load(std::memory_order_relaxed)) {
+      vm->stop = VmState::Stop::kKilled;
+    } else if (vm->has_deadline && std::chrono::steady_clock::now() >= vm->deadline) {
+      vm->stop = VmState::Stop::kTimedOut;
+    } else {
+      return;
+    }
+    // From now on raise at every instruction, so that a pcall in the script cannot keep it
+    // running.
+    lua_sethook(L, Hook, LUA_MASKCOUNT, 1);
+  }
+  luaL_error(L, "script stopped");
+}
+
+// The error handler of a run: turns the error into the reply text Redis gives,
+// "<error> script: <sha>, on <source>:<line>.", where <error> is the err field of an error
+// table (redis.call's errors) or "ERR " and the message of any other error.
+int HandleError(lua_State* L) {
+  if (IsAbortMarker(L, 1)) return 1;
+  VmState* vm = StateOf(L);
+  std::string text;
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "err");
+    std::size_t len = 0;
+    const char* s = lua_tolstring(L, -1, &len);
+    text = s != nullptr ? std::string(s, len) : "ERR unknown error";
+    lua_pop(L, 1);
+  } else {
+    std::size_t len = 0;
+    const char* s = lua_tolstring(L, 1, &len);
+    text = "ERR " +
+           (s != nullptr ? std::string(s, len) : std::string("(error object is not a string)"));
+  }
+  text += " script: " + vm->sha;
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar) != 0; ++level) {
+    lua_getinfo(L, "Sl", &ar);
+    if (ar.currentline > 0) {
+      text += ", on " + std::string(ar.source) + ":" + std::to_string(ar.currentline);
+      break;
+    }
+  }
+  text += ".";
+  lua_pushlstring(L, text.data(), text.size());
+  return 1;
+}
+
+void PushStrings(lua_State* L, const std::vector<std::string_view>* items) {
+  lua_createtable(L, items != nullptr ? static_cast<int>(items->size()) : 0, 0);
+  if (items == nullptr) return;
+  int i = 0;
+  for (std::string_view s : *items) {
+    lua_pushlstring(L, s.data(), s.size());
+    lua_rawseti(L, -2, ++i);
+  }
+}
+
+// The real globals (the environment's reads fall through to them; scripts cannot write them).
+void SetGlobal(lua_State* L, const char* name) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+}
+
+}  // namespace
+
+ScriptVm::ScriptVm(std::size_t memory_limit)
+    : state_(std::make_unique<VmState>()), memory_limit_(memory_limit) {
+  L_ = lua_newstate(Allocate, state_.get());
+  if (L_ == nullptr) std::abort();  // Out of memory before the first script.
+  OpenSandbox(L_);
+  lua_newtable(L_);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_pushcfunction(L_, HandleError);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kHandlerKey);
+}
+
+ScriptVm::~ScriptVm() { lua_close(L_); }
+
+void ScriptVm::Follow(std::uint64_t cache_epoch) {
+  if (cache_epoch == epoch_) return;
+  epoch_ = cache_epoch;
+  compiled_.clear();
+  lua_newtable(L_);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_gc(L_, LUA_GCCOLLECT, 0);
+}
+
+const ScriptVm::Compiled* ScriptVm::Find(std::string_view sha) const {
+  auto it = compiled_.find(std::string(sha));
+  return it == compiled_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_view script) {
+  const ScriptHeader header = ReadScriptHeader(script);
+  if (!header.error.empty()) return header.error;
+  state_->limit = memory_limit_;
+  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), "@user_script");
+  state_->limit = 0;
+  if (status != 0) {
+    std::string error = "ERR Error compiling script (new function): ";
+    if (status == LUA_ERRMEM) {
+      error += "not enough memory (lua-memory-limit)";
+    } else {
+      std::size_t len = 0;
+      const char* s = lua_tolstring(L_, -1, &len);
+      error.append(s != nullptr ? s : "?", s != nullptr ? len : 1);
+    }
+    lua_pop(L_, 1);
+    return error;
+  }
+  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_pushlstring(L_, sha.data(), sha.size());
+  lua_pushvalue(L_, -3);
+  lua_rawset(L_, -3);
+  lua_pop(L_, 2);
+  compiled_[std::string(sha)] = Compiled{header.no_writes};
+  return std::nullopt;
+}
+
+ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
+                            resp::ReplyWriter& reply) {
+  VmState& vm = *state_;
+  lua_State* L = L_;
+  const int base = lua_gettop(L);
+  vm.host = &host;
+  vm.sha.assign(request.sha);
+  vm.resp = 2;
+  vm.stop = VmState::Stop::kNone;
+  vm.abort = false;
+  vm.over_limit = false;
+  vm.kill = request.kill;
+  vm.has_deadline = request.time_limit_ms > 0;
+  if (vm.has_deadline) {
+    vm.deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(request.time_limit_ms);
+  }
+  if (vm.has_deadline || vm.kill != nullptr) lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
+
+  // The memory limit holds while the script's own code runs (protected calls, whose memory
+  // errors become its failure), and not for the bookkeeping around it, where an allocation
+  // error would have no protected call to return to.
+  lua_getfield(L, LUA_REGISTRYINDEX, kHandlerKey);
+  lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_pushlstring(L, request.sha.data(), request.sha.size());
+  lua_rawget(L, -2);
+  lua_remove(L, -2);  // handler, function
+  struct Setup {
+    static int Run(lua_State* L) {
+      auto* req = static_cast<const ScriptRequest*>(lua_touserdata(L, 1));
+      PushStrings(L, req->keys);
+      SetGlobal(L, "KEYS");
+      PushStrings(L, req->argv);
+      SetGlobal(L, "ARGV");
+      return 0;
+    }
+  };
+  vm.limit = memory_limit_;
+  int status = lua_cpcall(L, Setup::Run, const_cast<ScriptRequest*>(&request));
+  if (status != 0) {
+    lua_pop(L, 1);  // The message; the outcome is decided below.
+  } else {
+    status = lua_pcall(L, 0, 1, base + 1);
+  }
+  vm.limit = 0;
+  lua_sethook(L, nullptr, 0, 0);
+
+  ScriptOutcome outcome = ScriptOutcome::kDone;
+  if (vm.abort) {
+    outcome = ScriptOutcome::kAgain;
+  } else if (vm.stop == VmState::Stop::kKilled) {
+    reply.Error("ERR Script killed by user with SCRIPT KILL; its writes were rolled back");
+    outcome = ScriptOutcome::kFailed;
+  } else if (vm.stop == VmState::Stop::kTimedOut) {
+    reply.Error("ERR Script ran longer than lua-time-limit (" +
+                std::to_string(request.time_limit_ms) +
+                " ms) and was stopped; its writes were rolled back");
+    outcome = ScriptOutcome::kFailed;
+  } else if (vm.over_limit || status == LUA_ERRMEM) {
+    reply.Error("ERR Script used more memory than lua-memory-limit (" +
+                std::to_string(memory_limit_) + " bytes); its writes were rolled back");
+    outcome = ScriptOutcome::kFailed;
+  } else if (status != 0) {
+    std::size_t len = 0;
+    const char* s = lua_tolstring(L, -1, &len);
+    reply.Error(s != nullptr ? std::string_view(s, len) : std::string_view("ERR script failed"));
+    outcome = ScriptOutcome::kFailed;
+  } else if (!WriteLuaValue(L, -1, reply, vm.resp)) {
+    outcome = ScriptOutcome::kFailed;
+  }
+  lua_settop(L, base);
+  vm.host = nullptr;
+  vm.kill = nullptr;
+  // KEYS and ARGV go, and the collector may not stay stopped by a script.
+  lua_pushnil(L);
+  SetGlobal(L, "KEYS");
+  lua_pushnil(L);
+  SetGlobal(L, "ARGV");
+  lua_gc(L, LUA_GCRESTART, 0);
+  lua_gc(L, LUA_GCSTEP, 0);
+  return outcome;
+}
+
+std::size_t ScriptVm::memory_used() const { return state_->used; }
+void ScriptVm::set_memory_limit(std::size_t bytes) { memory_limit_ = bytes; }
+
+ScriptVm& ThreadScriptVm(std::size_t memory_limit) {
+  thread_local std::unique_ptr<ScriptVm> vm;
+  if (vm == nullptr) {
+    vm = std::make_unique<ScriptVm>(memory_limit);
+  } else {
+    vm->set_memory_limit(memory_limit);
+  }
+  return *vm;
+}
+
+ScriptHeader ReadScriptHeader(std::string_view script) {
+  ScriptHeader header;
+  header.body = script;
+  if (script.substr(0, 2) != "#!") return header;
+  const std::size_t eol = script.find('\n');
+  const std::string_view line = script.substr(2, eol == std::string_view::npos ? eol : eol - 2);
+  header.body = eol == std::string_view::npos ? std::string_view() : script.substr(eol);
+  std::size_t pos = 0;
+  auto next_word = [&]() {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\r')) ++pos;
+    const std::size_t start = pos;
+    while (pos < line.size() && line[pos] != ' ' && line[pos] != '\r') ++pos;
+    return line.substr(start, pos - start);
+  };
+  const std::string_view engine = next_word();
+  if (engine != "lua") {
+    header.error = "ERR Unknown scripting engine in the script's first line: '" +
+                   std::string(engine) + "' (only #!lua is supported)";
+    return header;
+  }
+  for (std::string_view word = next_word(); !word.empty(); word = next_word()) {
+    if (word.substr(0, 6) != "flags=") {
+      header.error = "ERR Unknown lua shebang option: " + std::string(word);
+      return header;
+    }
+    std::string_view flags = word.substr(6);
+    while (!flags.empty()) {
+      const std::size_t comma = flags.find(',');
+      const std::string_view flag = flags.substr(0, comma);
+      flags = comma == std::string_view::npos ? std::string_view() : flags.substr(comma + 1);
+      if (flag == "no-writes") {
+        header.no_writes = true;
+      } else if (flag != "allow-oom" && flag != "allow-stale" && flag != "no-cluster" &&
+                 flag != "allow-cross-slot-keys") {
+        header.error = "ERR Unexpected flag in script shebang: " + std::string(flag);
+        return header;
+      }
+    }
+  }
+  return header;
+}
+
+}  // namespace cairn::server::scripting

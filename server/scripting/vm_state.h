@@ -1,0 +1,56 @@
+// The per-Lua-state record the library functions of a script (redis.*, the sandbox's
+// guards, the time-limit hook) reach from their lua_State: it is the state's allocator
+// argument, so finding it costs no table lookup. Internal to server/scripting.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "scripting/lua.h"
+#include "scripting/script_host.h"
+
+namespace cairn::server::scripting {
+
+struct VmState {
+  // The allocator's books: Lua asks for more memory only through it.
+  std::size_t used = 0;
+  std::size_t limit = 0;  // 0: no limit (outside the script's own code).
+  bool over_limit = false;
+
+  // Set for the duration of one Run.
+  ScriptHost* host = nullptr;
+  std::string sha;
+  int resp = 2;  // redis.setresp.
+  bool has_deadline = false;
+  std::chrono::steady_clock::time_point deadline;
+  const std::atomic<bool>* kill = nullptr;
+  enum class Stop { kNone, kKilled, kTimedOut };
+  Stop stop = Stop::kNone;
+  bool abort = false;  // The host asked to stop and run the script again.
+};
+
+inline VmState* StateOf(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return static_cast<VmState*>(ud);
+}
+
+// Registry keys.
+inline constexpr const char* kScriptsKey = "cairn.scripts";      // sha → compiled function
+inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
+inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true
+inline constexpr const char* kHandlerKey = "cairn.error_handler";
+
+// Error object raised when the host asks the script to stop and start again; no Lua code can
+// make one, so it is told apart from every script error.
+void PushAbortMarker(lua_State* L);
+bool IsAbortMarker(lua_State* L, int index);
+
+// Builds the sandbox: libraries, the redis table, read-only globals (lua_sandbox.cc).
+void OpenSandbox(lua_State* L);
+// Adds the `redis` table to the real globals at the top of the stack (redis_lib.cc).
+void OpenRedisLib(lua_State* L);
+
+}  // namespace cairn::server::scripting

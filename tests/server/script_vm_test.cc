@@ -1,0 +1,213 @@
+// The Lua side of scripting alone, with a scripted host in place of the server: SHA-1 names,
+// the "#!lua" header, reply conversions both ways (including RESP3 types the differential
+// corpus cannot reach through redis-cli's rendering), the kill flag, the host's request to run
+// the script again, and compiled scripts dropped when the cache's epoch moves on.
+#include "scripting/script_vm.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "scripting/lua_values.h"
+#include "scripting/sha1.h"
+
+namespace cairn::server::scripting {
+namespace {
+
+// Answers every command with a fixed reply and records what it was asked.
+class FakeHost final : public ScriptHost {
+ public:
+  bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
+    std::string line;
+    for (std::string_view a : args) line += std::string(a) + " ";
+    calls.push_back(line + "(resp" + std::to_string(protocol) + ")");
+    if (again) return false;
+    *reply += next_reply;
+    return true;
+  }
+  void Log(int level, std::string_view message) override {
+    logs.push_back(std::to_string(level) + ":" + std::string(message));
+  }
+  std::string next_reply = "+OK\r\n";
+  bool again = false;
+  std::vector<std::string> calls;
+  std::vector<std::string> logs;
+};
+
+struct Ran {
+  ScriptOutcome outcome;
+  std::string reply;
+};
+
+Ran RunScript(ScriptVm& vm, ScriptHost& host, const std::string& body, int protocol = 2,
+              const std::atomic<bool>* kill = nullptr) {
+  const std::string sha = Sha1Hex(body);
+  if (vm.Find(sha) == nullptr) {
+    std::optional<std::string> error = vm.Compile(sha, body);
+    if (error) return {ScriptOutcome::kFailed, *error};
+  }
+  const std::vector<std::string_view> keys = {"k1"};
+  const std::vector<std::string_view> argv = {"a1", "a2"};
+  ScriptRequest request;
+  request.sha = sha;
+  request.keys = &keys;
+  request.argv = &argv;
+  request.kill = kill;
+  std::string out;
+  resp::ReplyWriter writer(&out, protocol);
+  const ScriptOutcome outcome = vm.Run(request, host, writer);
+  return {outcome, out};
+}
+
+TEST(Sha1Test, MatchesTheStandardVectors) {
+  // FIPS 180-2 appendix A, and the empty string; lengths around the 56-byte padding edge.
+  EXPECT_EQ(Sha1Hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(Sha1Hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(Sha1Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+  EXPECT_EQ(Sha1Hex(std::string(1000000, 'a')), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+  EXPECT_EQ(Sha1Hex(std::string(55, 'x')), "cef734ba81a024479e09eb5a75b6ddae62e6abf1")
+      << "(55 bytes: the length fits the first block)";
+}
+
+TEST(ScriptHeaderTest, ReadsFlagsAndKeepsLineNumbers) {
+  ScriptHeader h = ReadScriptHeader("#!lua flags=no-writes,allow-oom\nreturn 1");
+  EXPECT_TRUE(h.error.empty()) << h.error;
+  EXPECT_TRUE(h.no_writes);
+  EXPECT_EQ(h.body, "\nreturn 1");  // Line 2 stays line 2.
+  EXPECT_FALSE(ReadScriptHeader("#!lua\nreturn 1").no_writes);
+  EXPECT_FALSE(ReadScriptHeader("return 1").no_writes);
+  EXPECT_EQ(ReadScriptHeader("return 1").body, "return 1");
+  EXPECT_FALSE(ReadScriptHeader("#!python\nreturn 1").error.empty());
+  EXPECT_FALSE(ReadScriptHeader("#!lua flags=no-such-flag\nreturn 1").error.empty());
+  EXPECT_FALSE(ReadScriptHeader("#!lua name=x\nreturn 1").error.empty());
+}
+
+TEST(LuaValuesTest, NumbersConvertAsRedisConvertsThem) {
+  EXPECT_EQ(FormatArgNumber(3), "3");
+  EXPECT_EQ(FormatArgNumber(-2.5), "-2.5");
+  EXPECT_EQ(FormatArgNumber(0.1), "0.10000000000000001");
+  EXPECT_EQ(FormatArgNumber(1e20), "1e+20");
+  EXPECT_EQ(NumberToReplyInteger(3.99), 3);
+  EXPECT_EQ(NumberToReplyInteger(-3.99), -3);
+  EXPECT_EQ(NumberToReplyInteger(1e30), INT64_MIN);
+  EXPECT_EQ(NumberToReplyInteger(-1e30), INT64_MIN);
+  EXPECT_EQ(NumberToReplyInteger(0.0 / 0.0), INT64_MIN);
+  EXPECT_EQ(NumberToReplyInteger(-9223372036854775808.0), INT64_MIN);
+}
+
+TEST(ScriptVmTest, CommandRepliesBecomeLuaValuesAndBack) {
+  ScriptVm vm(0);
+  FakeHost host;
+  struct Case {
+    std::string reply;  // What the command answers.
+    std::string seen;   // What the script makes of it (returned through tostring/cjson).
+  };
+  const std::vector<Case> cases = {
+      {":42\r\n", "number 42"},
+      {"$3\r\nabc\r\n", "string abc"},
+      {"$-1\r\n", "boolean false"},
+      {"*-1\r\n", "boolean false"},
+      {"_\r\n", "nil nil"},
+      {"#t\r\n", "boolean true"},
+      {"+PONG\r\n", "table ok=PONG"},
+      {"-ERR bad\r\n", "table err=ERR bad"},
+      {",1.5\r\n", "table double=1.5"},
+      {"(123456789012345678901\r\n", "table big_number=123456789012345678901"},
+      {"=7\r\ntxt:abc\r\n", "table verbatim_string"},
+      {"*2\r\n:1\r\n$1\r\nx\r\n", "table 1,x"},
+      {"%1\r\n$1\r\nk\r\n:2\r\n", "table map"},
+      {"~1\r\n$1\r\nm\r\n", "table set"},
+  };
+  const std::string script =
+      "local r = redis.pcall('x') "
+      "if type(r) ~= 'table' then return type(r) .. ' ' .. tostring(r) end "
+      "if r.ok then return 'table ok=' .. r.ok end "
+      "if r.err then return 'table err=' .. r.err end "
+      "if r.double then return 'table double=' .. r.double end "
+      "if r.big_number then return 'table big_number=' .. r.big_number end "
+      "if r.verbatim_string then return r.verbatim_string.format == 'txt' and "
+      "  r.verbatim_string.string == 'abc' and 'table verbatim_string' or 'bad' end "
+      "if r.map then return r.map.k == 2 and 'table map' or 'bad' end "
+      "if r.set then return r.set.m == true and 'table set' or 'bad' end "
+      "return 'table ' .. table.concat(r, ',')";
+  for (const Case& c : cases) {
+    host.next_reply = c.reply;
+    const Ran ran = RunScript(vm, host, script);
+    ASSERT_EQ(ran.outcome, ScriptOutcome::kDone) << c.reply << " " << ran.reply;
+    EXPECT_EQ(ran.reply, "$" + std::to_string(c.seen.size()) + "\r\n" + c.seen + "\r\n")
+        << "reply " << c.reply;
+  }
+  // The script's protocol is what the host is asked for.
+  host.calls.clear();
+  RunScript(vm, host, "redis.setresp(3) return redis.call('ping')");
+  ASSERT_EQ(host.calls.size(), 1u);
+  EXPECT_EQ(host.calls[0], "ping (resp3)");
+}
+
+TEST(ScriptVmTest, ResultsConvertToTheCallersProtocol) {
+  ScriptVm vm(0);
+  FakeHost host;
+  EXPECT_EQ(RunScript(vm, host, "return {map = {a = 1}}", 3).reply, "%1\r\n$1\r\na\r\n:1\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {map = {a = 1}}", 2).reply, "*2\r\n$1\r\na\r\n:1\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {set = {a = true}}", 3).reply, "~1\r\n$1\r\na\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {double = 2.5}", 3).reply, ",2.5\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {double = 2.5}", 2).reply, "$3\r\n2.5\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {big_number = '1234'}", 3).reply, "(1234\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return nil", 3).reply, "_\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return false", 2).reply, "$-1\r\n");
+  EXPECT_EQ(RunScript(vm, host, "redis.setresp(3) return false", 3).reply, "#f\r\n");
+  EXPECT_EQ(RunScript(vm, host, "redis.setresp(3) return true", 2).reply, ":1\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {ok = 'two\\r\\nlines'}", 2).reply, "+two  lines\r\n");
+  // Nesting past the limit is an error, not a crash.
+  const Ran deep = RunScript(
+      vm, host, "local t = {} local c = t for i = 1, 2000 do c[1] = {} c = c[1] end return t");
+  EXPECT_EQ(deep.outcome, ScriptOutcome::kFailed);
+  EXPECT_EQ(deep.reply.rfind("-ERR reached lua stack limit", 0), 0u) << deep.reply;
+}
+
+TEST(ScriptVmTest, TheHostsRequestToRunAgainCannotBeCaught) {
+  ScriptVm vm(0);
+  FakeHost host;
+  host.again = true;
+  EXPECT_EQ(RunScript(vm, host, "return redis.call('set', 'a', 1)").outcome, ScriptOutcome::kAgain);
+  EXPECT_EQ(RunScript(vm, host, "local r = redis.pcall('set', 'a', 1) return 1").outcome,
+            ScriptOutcome::kAgain);
+  EXPECT_EQ(RunScript(vm, host, "pcall(redis.call, 'set', 'a', 1) return 1").outcome,
+            ScriptOutcome::kAgain);
+}
+
+TEST(ScriptVmTest, TheKillFlagStopsARunningLoop) {
+  ScriptVm vm(0);
+  FakeHost host;
+  std::atomic<bool> kill{true};  // Already set: the first look at it stops the loop.
+  const Ran ran = RunScript(vm, host, "while true do pcall(function() end) end", 2, &kill);
+  EXPECT_EQ(ran.outcome, ScriptOutcome::kFailed);
+  EXPECT_EQ(ran.reply.rfind("-ERR Script killed by user with SCRIPT KILL", 0), 0u) << ran.reply;
+  // The state is usable afterwards.
+  EXPECT_EQ(RunScript(vm, host, "return 5").reply, ":5\r\n");
+}
+
+TEST(ScriptVmTest, AFlushedCacheDropsCompiledScripts) {
+  ScriptVm vm(0);
+  vm.Follow(1);
+  ASSERT_FALSE(vm.Compile("abc", "return 1").has_value());
+  EXPECT_NE(vm.Find("abc"), nullptr);
+  vm.Follow(1);
+  EXPECT_NE(vm.Find("abc"), nullptr);
+  vm.Follow(2);
+  EXPECT_EQ(vm.Find("abc"), nullptr);
+}
+
+TEST(ScriptVmTest, RedisLogReachesTheHost) {
+  ScriptVm vm(0);
+  FakeHost host;
+  RunScript(vm, host, "redis.log(redis.LOG_WARNING, 'disk', 'low', 42) return 1");
+  ASSERT_EQ(host.logs.size(), 1u);
+  EXPECT_EQ(host.logs[0], "3:disk low 42");
+}
+
+}  // namespace
+}  // namespace cairn::server::scripting
