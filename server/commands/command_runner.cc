@@ -1,6 +1,7 @@
 #include "commands/command_runner.h"
 
 #include "commands/dispatch.h"
+#include "commands/script_busy.h"
 #include "resp/parser.h"
 #include "resp/reply_writer.h"
 
@@ -23,6 +24,11 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     if (parsed.status == resp::ParseStatus::kError) {
       writer.Error("ERR Protocol error: " + parsed.error);
       session_.close_after_reply = true;
+      break;
+    }
+    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty() && ScriptRunsHere::Now() &&
+        !MayRunDuringScript(args_)) {
+      progress.deferred = true;
       break;
     }
     if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {

@@ -32,6 +32,8 @@ class CommandRunner {
                                // with less input would be wasted (ParseResult::at_least).
     bool batched = false;      // A command joined the write batch: its reply waits for the
                                // batch's commit.
+    bool deferred = false;     // A script runs on this thread: the next command waits until
+                               // it ends (commands/script_busy.h); it is not consumed.
   };
 
   // Runs what `input` holds and appends the replies to *out (in the session's protocol).

@@ -17,6 +17,7 @@
 #include "commands/command_table.h"
 #include "commands/dispatch.h"
 #include "commands/errors.h"
+#include "commands/script_busy.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "scripting/script_vm.h"
@@ -136,6 +137,8 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
   request.argv = &argv;
   request.time_limit_ms = ctx.server.lua_time_limit_ms();
   request.kill = running.kill();
+  if (ctx.session.serve_others) request.on_tick = &ctx.session.serve_others;
+  const ScriptRunsHere marked;
 
   std::string out;
   resp::ReplyWriter writer(&out, ctx.session.protocol);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,6 +44,10 @@ class Session {
   // Set by a blocking command that must wait: the connection runs it off the io thread and
   // sends its reply before running the next command (parked_call.h).
   std::optional<ParkedCall> parked;
+
+  // Serves what is ready on the connection's io thread — other clients' I/O — while this
+  // connection's script runs long (commands/script_busy.h). Set by the connection.
+  std::function<void()> serve_others;
 
   // MULTI: the queued commands (copied: the read buffer they came from moves on).
   bool in_multi = false;

@@ -5,6 +5,7 @@
 
 #include "commands/client_info.h"
 #include "commands/command_runner.h"
+#include "commands/script_busy.h"
 
 namespace cairn::server {
 namespace {
@@ -18,6 +19,17 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr std::size_t kParkedInputLimit = 1024 * 1024;
 // Input buffer capacity kept between commands; a larger one (left by a large command) is freed.
 constexpr std::size_t kKeptInputBuffer = 1024 * 1024;
+
+// Handlers run per tick of a long script (Session::serve_others): enough to take in every
+// client's next request, few enough that the script goes on soon.
+constexpr int kServeBudget = 64;
+
+// The connections of this io thread whose commands wait for the script running on it. Held
+// strongly: a waiting connection has no read or write outstanding that would keep it alive.
+std::vector<std::shared_ptr<Connection>>& Deferred() {
+  thread_local std::vector<std::shared_ptr<Connection>> waiting;
+  return waiting;
+}
 
 std::string Endpoint(const tcp::endpoint& e) {
   const asio::ip::address a = e.address();
@@ -51,6 +63,12 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
       runner_(server, session_, pass.batch()) {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);  // Replies go out as soon as they are written.
+  // A nested poll: Asio supports running ready handlers from inside one (scheduler::poll_one).
+  auto& io = static_cast<asio::io_context&>(socket_.get_executor().context());
+  session_.serve_others = [&io] {
+    for (int i = 0; i < kServeBudget && io.poll_one() > 0; ++i) {
+    }
+  };
 }
 
 Connection::~Connection() {
@@ -137,7 +155,7 @@ void Connection::Pump() {
   // Reads wait while replies are written (backpressure). A parked connection reads on, up to
   // a limit, so that it sees the client go away.
   const bool want_read = !writing_ && !awaiting_commit_ && !session_.close_after_reply &&
-                         (!parked_ || end_ - begin_ < kParkedInputLimit);
+                         !deferred_ && (!parked_ || end_ - begin_ < kParkedInputLimit);
   if (want_read && !reading_) StartRead();
 }
 
@@ -195,8 +213,26 @@ void Connection::RunCommands() {
     batched_ = true;
     pass_.Schedule();
   }
+  if (progress.deferred && !deferred_) {
+    deferred_ = true;
+    Deferred().push_back(shared_from_this());
+  }
+  if (!ScriptRunsHere::Now()) ResumeDeferred();
   if (session_.kill_requested.load()) return Close();
   if (session_.parked) parked_ = true;
+}
+
+void Connection::ResumeDeferred() {
+  if (Deferred().empty()) return;
+  std::vector<std::shared_ptr<Connection>> waiting;
+  waiting.swap(Deferred());
+  for (std::shared_ptr<Connection>& c : waiting) {
+    auto executor = c->socket_.get_executor();
+    asio::post(executor, [c = std::move(c)] {
+      c->deferred_ = false;
+      c->Pump();
+    });
+  }
 }
 
 void Connection::AwaitPassCommit() {

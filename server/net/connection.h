@@ -50,7 +50,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
   void StartParkedCall();
-  void SetBlocked(bool blocked);  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
+  void SetBlocked(bool blocked);
+  // Runs the connections whose commands waited for a script on this thread, once it is done.
+  static void ResumeDeferred();  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
   void Close();
   void ArmIdleTimer();
 
@@ -72,6 +74,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool batched_ = false;          // Replies in out_ answer writes in the pass's write batch.
   bool awaiting_commit_ = false;  // The replies in out_ wait for the io thread's pass commit.
   bool parked_ = false;           // A blocking command is waiting; commands after it wait too.
+  bool deferred_ = false;         // Its next command waits for the script running on this thread.
   std::atomic<bool> park_stop_{false};       // Set to end the parked wait early.
   std::function<void()> park_wake_;          // Makes the parked wait look at park_stop_.
   std::optional<std::string> parked_reply_;  // The parked command's reply, once it is in.

@@ -35,6 +35,7 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
 void Hook(lua_State* L, lua_Debug*) {
   VmState* vm = StateOf(L);
   if (vm->stop == VmState::Stop::kNone) {
+    if (vm->on_tick != nullptr) (*vm->on_tick)();
     if (vm->kill != nullptr && vm->kill->load(std::memory_order_relaxed)) {
       vm->stop = VmState::Stop::kKilled;
     } else if (vm->has_deadline && std::chrono::steady_clock::now() >= vm->deadline) {
@@ -168,12 +169,15 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   vm.abort = false;
   vm.over_limit = false;
   vm.kill = request.kill;
+  vm.on_tick = request.on_tick;
   vm.has_deadline = request.time_limit_ms > 0;
   if (vm.has_deadline) {
     vm.deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(request.time_limit_ms);
   }
-  if (vm.has_deadline || vm.kill != nullptr) lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
+  if (vm.has_deadline || vm.kill != nullptr || vm.on_tick != nullptr) {
+    lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
+  }
 
   // The memory limit holds while the script's own code runs (protected calls, whose memory
   // errors become its failure), and not for the bookkeeping around it, where an allocation
@@ -229,6 +233,7 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_settop(L, base);
   vm.host = nullptr;
   vm.kill = nullptr;
+  vm.on_tick = nullptr;
   // KEYS and ARGV go, and the collector may not stay stopped by a script.
   lua_pushnil(L);
   SetGlobal(L, "KEYS");

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,9 @@ struct ScriptRequest {
   const std::vector<std::string_view>* argv = nullptr;
   std::int64_t time_limit_ms = 0;           // 0: none.
   const std::atomic<bool>* kill = nullptr;  // Set (by SCRIPT KILL) to stop the script.
+  // Called about every millisecond of a long script, before the kill flag is looked at: the
+  // server serves its other clients' I/O there, so that a SCRIPT KILL can arrive.
+  const std::function<void()>* on_tick = nullptr;
 };
 
 enum class ScriptOutcome {

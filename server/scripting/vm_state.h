@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "scripting/lua.h"
@@ -26,6 +27,7 @@ struct VmState {
   bool has_deadline = false;
   std::chrono::steady_clock::time_point deadline;
   const std::atomic<bool>* kill = nullptr;
+  const std::function<void()>* on_tick = nullptr;
   enum class Stop { kNone, kKilled, kTimedOut };
   Stop stop = Stop::kNone;
   bool abort = false;  // The host asked to stop and run the script again.

@@ -5,6 +5,8 @@
 // (corpus/scripting.txt).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,35 @@ TEST_F(ScriptingTest, ARunawayScriptIsStoppedAndRolledBack) {
   EXPECT_EQ(Do({"CONFIG", "SET", "lua-time-limit", "100"}), "OK");
   EXPECT_NE(Call({"EVAL", "while true do end", "0"}).str.find("(100 ms)"), std::string::npos);
   EXPECT_EQ(Do({"EVAL", "return 'alive'", "0"}), "\"alive\"");
+}
+
+TEST_F(ScriptingTest, ScriptKillReachesAScriptOnTheOnlyIoThread) {
+  Start({"--threads", "1", "--lua-time-limit", "0"});  // No limit: only SCRIPT KILL ends it.
+  std::unique_ptr<RespClient> runner = Connect();
+  ASSERT_TRUE(runner->Send(
+      RespClient::Encode({"EVAL", "redis.call('set', 'k', 'partial') while true do end", "0"})));
+  // A reader on the same io thread: its GET waits for the script, and sees no partial write.
+  std::unique_ptr<RespClient> reader = Connect();
+  ASSERT_TRUE(reader->Send(RespClient::Encode({"GET", "k"})));
+  std::unique_ptr<RespClient> killer = Connect();
+  // The script may not have started yet: NOTBUSY until it has.
+  Reply kill;
+  for (int attempt = 0; attempt < 10000; ++attempt) {
+    kill = killer->Call({"SCRIPT", "KILL"});
+    if (kill.ToString() == "OK") break;
+    ASSERT_EQ(kill.ToString(), "(error) NOTBUSY No scripts in execution right now.");
+  }
+  ASSERT_EQ(kill.ToString(), "OK");
+  const std::optional<Reply> killed = runner->Read();
+  ASSERT_TRUE(killed.has_value());
+  EXPECT_EQ(killed->str.rfind("ERR Script killed by user with SCRIPT KILL", 0), 0u)
+      << killed->ToString();
+  const std::optional<Reply> read = reader->Read();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_TRUE(read->IsNil()) << read->ToString();
+  EXPECT_EQ(killer->Call({"SCRIPT", "KILL"}).ToString(),
+            "(error) NOTBUSY No scripts in execution right now.");
+  EXPECT_EQ(runner->Call({"EVAL", "return 'next'", "0"}).ToString(), "\"next\"");
 }
 
 TEST_F(ScriptingTest, TheMemoryOfTheLuaStateIsBounded) {
