@@ -34,6 +34,9 @@ enum CommandFlag : std::uint32_t {
   // May share one store transaction with the commands around it in a pipeline
   // (write_batch.h): a write that touches nothing but the keyspace, through ctx.data.
   kBatch = 1u << 11,
+  // Its keys are named by its arguments (EVAL's numkeys), not by fixed positions; COMMAND
+  // reports "movablekeys", and it may touch several keys.
+  kMovableKeys = 1u << 12,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs
@@ -65,7 +68,7 @@ struct CommandSpec {
 
   bool Has(CommandFlag flag) const { return (flags & flag) != 0; }
   // Whether its declared key positions allow more than one key.
-  bool MayTouchSeveralKeys() const { return last_key != first_key; }
+  bool MayTouchSeveralKeys() const { return last_key != first_key || Has(kMovableKeys); }
   bool ArityOk(std::size_t argc) const {
     return arity >= 0 ? argc == static_cast<std::size_t>(arity)
                       : argc >= static_cast<std::size_t>(-arity);

@@ -22,6 +22,7 @@ std::vector<std::string_view> FlagNames(const CommandSpec& spec) {
   if (spec.Has(kFast)) names.push_back("fast");
   if (spec.Has(kBlocking)) names.push_back("blocking");
   if (spec.Has(kNoMulti)) names.push_back("no_multi");
+  if (spec.Has(kMovableKeys)) names.push_back("movablekeys");
   return names;
 }
 

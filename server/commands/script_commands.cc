@@ -5,8 +5,13 @@
 // error raised by redis.call, a Lua error, the time or memory limit, SCRIPT KILL) leaves
 // nothing written. Redis keeps the writes made before the error; server/COMPATIBILITY.md
 // says so. A command that meets a lock held by another transaction stops the script, which is
-// rolled back and run again from its start (RunTransaction), as EXEC is. Inside EXEC a script
-// runs on EXEC's transaction, undone to a save point if it fails.
+// rolled back and run again from its start, as EXEC is.
+//
+// Scripts join the io thread's write batch (write_batch.h) as string writes do: the
+// scripts of one pass share one commit, and each reply waits for it. There, and inside EXEC,
+// a script runs on the caller's transaction and is undone to a save point if it fails; a
+// lock conflict takes it out of the batch, and it runs again alone on a store transaction
+// of its own (RunTransaction, retried from the script's start).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -145,7 +150,8 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
   ScriptOutcome outcome = ScriptOutcome::kDone;
   bool wrote = false;
   if (ctx.txn != nullptr) {
-    // Inside EXEC. A conflict is seen by EXEC's own records too, and EXEC runs again.
+    // In the write batch or inside EXEC. A conflict is seen by the caller's records too, and
+    // the batch or EXEC runs the script again.
     ctx.txn->SetSavePoint();
     CommandHost host(ctx.server, ctx.session, ctx.data, ctx.txn, read_only);
     outcome = vm.Run(request, host, writer);
@@ -250,7 +256,9 @@ void Script(CommandContext& ctx) {
 
 void RegisterScriptCommands(CommandTable& table) {
   // Keys are given by numkeys (Redis's movable keys): no fixed positions to declare.
-  const std::uint32_t flags = kNoScript | kStale;
+  // kBatch: a script writes only through the commands it calls, on the transaction it is
+  // given (EXEC's, the batch's or its own).
+  const std::uint32_t flags = kNoScript | kStale | kMovableKeys | kBatch;
   table.Register({"eval", -3, flags, 0, 0, 0, Eval, "scripting",
                   "Executes a server-side Lua script.", "2.6.0"});
   table.Register({"evalsha", -3, flags, 0, 0, 0, EvalSha, "scripting",

@@ -54,6 +54,32 @@ TEST_F(ScriptingTest, AScriptThatFailsPartWayLeavesNothingWritten) {
   EXPECT_EQ(Do({"GET", "b"}), "\"kept\"");
 }
 
+TEST_F(ScriptingTest, PipelinedScriptsShareACommitAndAFailedOneUndoesOnlyItself) {
+  Start();
+  ASSERT_EQ(Do({"SET", "text", "abc"}), "OK");
+  // One pipeline: the scripts join the io thread's write batch, one after another.
+  std::unique_ptr<RespClient> c = Connect();
+  std::string pipeline;
+  pipeline += RespClient::Encode({"EVAL", "return redis.call('set', 'a', '1')", "0"});
+  pipeline += RespClient::Encode(
+      {"EVAL", "redis.call('set', 'b', '1') return redis.call('incr', 'text')", "0"});
+  pipeline += RespClient::Encode({"EVAL", "return redis.call('incr', 'a')", "0"});
+  pipeline += RespClient::Encode({"INCR", "a"});
+  ASSERT_TRUE(c->Send(pipeline));
+  std::vector<std::string> replies;
+  for (int i = 0; i < 4; ++i) {
+    const std::optional<Reply> r = c->Read();
+    ASSERT_TRUE(r.has_value());
+    replies.push_back(r->ToString());
+  }
+  EXPECT_EQ(replies[0], "OK");
+  EXPECT_EQ(replies[1].rfind("(error) ERR value is not an integer or out of range script: ", 0), 0u)
+      << replies[1];
+  EXPECT_EQ(replies[2], "(integer) 2");
+  EXPECT_EQ(replies[3], "(integer) 3");
+  EXPECT_EQ(Do({"MGET", "a", "b"}), "[\"3\", (nil)]");
+}
+
 TEST_F(ScriptingTest, ARunawayScriptIsStoppedAndRolledBack) {
   Start({"--lua-time-limit", "200"});
   const Reply stopped = Call({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"});
