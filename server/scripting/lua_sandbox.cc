@@ -1,7 +1,7 @@
 // The sandbox a script runs in, as Redis 7 builds it:
 // - the base, table, string, math and coroutine libraries, cjson and bit (Debian's builds),
-//   and the redis table; no io, os, debug, package, dofile, loadfile, getfenv, setfenv,
-//   print or newproxy;
+//   cmsgpack and struct (ours), and the redis table; no io, os, debug, package, dofile, loadfile,
+//   getfenv, setfenv, print or newproxy;
 // - loadstring and load refuse precompiled chunks (Lua 5.1 does not verify bytecode, so a
 //   crafted chunk could escape the sandbox);
 // - globals are read-only: reading an unknown global is an error, and so is any assignment
@@ -210,10 +210,13 @@ void OpenSandbox(lua_State* L) {
   lua_pushcclosure(L, GuardedSetmetatable, 1);
   lua_setfield(L, globals, "setmetatable");
   OpenRedisLib(L);
+  OpenCmsgpack(L);
+  OpenStruct(L);
 
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kProtectedKey);
-  for (const char* name : {"string", "table", "math", "coroutine", "cjson", "bit", "redis"}) {
+  for (const char* name :
+       {"string", "table", "math", "coroutine", "cjson", "bit", "redis", "cmsgpack", "struct"}) {
     ProtectLibrary(L, globals, name);
   }
   // Strings' metatable leads to the real string table: hide it behind the proxy.

@@ -52,7 +52,10 @@ bool IsAbortMarker(lua_State* L, int index);
 
 // Builds the sandbox: libraries, the redis table, read-only globals (lua_sandbox.cc).
 void OpenSandbox(lua_State* L);
-// Adds the `redis` table to the real globals at the top of the stack (redis_lib.cc).
+// Set the globals `redis` (redis_lib.cc), `cmsgpack` (lua_cmsgpack.cc) and `struct`
+// (lua_struct.cc).
 void OpenRedisLib(lua_State* L);
+void OpenCmsgpack(lua_State* L);
+void OpenStruct(lua_State* L);
 
 }  // namespace cairn::server::scripting
