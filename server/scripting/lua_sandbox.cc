@@ -151,17 +151,12 @@ int GuardedLoad(lua_State* L) {
   return 2;
 }
 
-// Replaces the table at globals[name] by a read-only proxy of it.
-void ProtectLibrary(lua_State* L, int globals, const char* name) {
-  lua_getfield(L, globals, name);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return;
-  }
-  const int real = lua_gettop(L);
+// Pushes a protected, empty table whose reads fall through to the table at `target` and
+// whose writes fail.
+void PushReadonlyProxy(lua_State* L, int target) {
   lua_newtable(L);  // the proxy
   lua_newtable(L);  // its metatable
-  lua_pushvalue(L, real);
+  lua_pushvalue(L, target);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, ReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
@@ -169,6 +164,16 @@ void ProtectLibrary(lua_State* L, int globals, const char* name) {
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);
   MarkProtected(L, -1);
+}
+
+// Replaces the table at globals[name] by a read-only proxy of it.
+void ProtectLibrary(lua_State* L, int globals, const char* name) {
+  lua_getfield(L, globals, name);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  PushReadonlyProxy(L, lua_gettop(L));
   lua_setfield(L, globals, name);
   lua_pop(L, 1);  // the real table
 }
@@ -233,17 +238,8 @@ void OpenSandbox(lua_State* L) {
   lua_setmetatable(L, globals);
 
   // The environment scripts see: empty, reads fall through to the globals, writes fail.
-  lua_newtable(L);
+  PushReadonlyProxy(L, globals);
   const int env = lua_gettop(L);
-  lua_newtable(L);
-  lua_pushvalue(L, globals);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, ReadonlyNewIndex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushboolean(L, 0);
-  lua_setfield(L, -2, "__metatable");
-  lua_setmetatable(L, env);
-  MarkProtected(L, env);
   lua_pushvalue(L, env);
   lua_setfield(L, globals, "_G");
 

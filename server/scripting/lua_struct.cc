@@ -31,6 +31,8 @@ struct Header {
   int align = 1;
 };
 
+bool IsIntegerOption(char opt) { return opt != '\0' && std::strchr("bBhHlLTiI", opt) != nullptr; }
+
 int ReadNumber(lua_State* L, const char** fmt, int fallback) {
   if (!std::isdigit(static_cast<unsigned char>(**fmt))) return fallback;
   long long n = 0;
@@ -149,18 +151,11 @@ int Pack(lua_State* L) {
     const char opt = *fmt++;
     int size = OptionSize(L, opt, &fmt);
     out.append(static_cast<std::size_t>(PaddingFor(out.size(), h, opt, size)), '\0');
+    if (IsIntegerOption(opt)) {
+      PutInteger(out, luaL_checknumber(L, arg++), h.big_endian, size);
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        PutInteger(out, luaL_checknumber(L, arg++), h.big_endian, size);
-        break;
       case 'x':
         out.push_back('\0');
         break;
@@ -206,20 +201,14 @@ int Unpack(lua_State* L) {
     pos += static_cast<std::size_t>(PaddingFor(pos, h, opt, static_cast<int>(size)));
     luaL_argcheck(L, pos <= len && size <= len - pos, 2, "data string too short");
     luaL_checkstack(L, 2, "too many results");
+    if (IsIntegerOption(opt)) {
+      lua_pushnumber(
+          L, GetInteger(data + pos, h.big_endian, std::islower(opt) != 0, static_cast<int>(size)));
+      ++n;
+      pos += size;
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        lua_pushnumber(L, GetInteger(data + pos, h.big_endian, std::islower(opt) != 0,
-                                     static_cast<int>(size)));
-        ++n;
-        break;
       case 'x':
         break;
       case 'f':
