@@ -9,7 +9,10 @@ Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn) {
   if (HasNoWrites(txn)) return FromRocks(txn.Rollback(), "release locks");
   // A transaction may write a key many times (the server's pass batch does for a hot key):
   // only the newest write of each key goes to the memtable.
-  return FromRocks(CommitLatestWrites(*core.db(), txn, core.column_families()), "commit");
+  return FromRocks(
+      CommitLatestWrites(*core.db(), txn, core.column_families(),
+                         core.row_cache(ColumnFamily::kRecords), core.cf(ColumnFamily::kRecords)),
+      "commit");
 }
 
 Status TransactionCore::CheckActive() const {

@@ -28,7 +28,8 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
   CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
-  TransactionRows rows(txn.get(), core.cf(family), core.read_options(), core.row_cache(family));
+  TransactionRows rows(txn.get(), core.db(), core.cf(family), core.read_options(),
+                       core.row_cache(family));
   auto result = fn(rows, core.clock().NowMs());
   if (!result.ok()) {
     (void)txn->Rollback();
@@ -43,8 +44,8 @@ class TransactionCore {
   TransactionCore(StoreCore* store, std::unique_ptr<rocksdb::Transaction> txn)
       : store_(store),
         txn_(std::move(txn)),
-        keyspace_rows_(txn_.get(), store->cf(ColumnFamily::kRecords), store->read_options(),
-                       store->row_cache(ColumnFamily::kRecords)) {}
+        keyspace_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kRecords),
+                       store->read_options(), store->row_cache(ColumnFamily::kRecords)) {}
 
   // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.
   template <typename Fn>

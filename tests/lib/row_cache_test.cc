@@ -179,6 +179,56 @@ TEST_F(StoreRowCacheTest, AReaderRacingWritersNeverSeesAValueGoBack) {
   EXPECT_EQ(Get("n"), std::to_string(2 * kIncrements));
 }
 
+TEST_F(StoreRowCacheTest, ATransactionReadsItsOwnWritesAndTheCommittedRowsOfOthers) {
+  ASSERT_TRUE(store_->Set("a", "committed").ok());
+  EXPECT_EQ(Get("a"), "committed");  // Now cached.
+  auto txn = std::move(store_->BeginTransaction()).value();
+  EXPECT_EQ(*txn->Get("a"), "committed");
+  ASSERT_TRUE(txn->Set("a", "mine").ok());
+  ASSERT_TRUE(txn->Set("b", "also mine").ok());
+  EXPECT_EQ(*txn->Get("a"), "mine");
+  EXPECT_EQ(*txn->Get("b"), "also mine");  // Not the last write: found in its own batch.
+  ASSERT_TRUE(*txn->Delete("a"));
+  EXPECT_EQ(*txn->Get("a"), std::nullopt);
+  txn->SetSavePoint();
+  ASSERT_TRUE(txn->Set("c", "undone").ok());
+  ASSERT_TRUE(txn->RollbackToSavePoint().ok());
+  EXPECT_EQ(*txn->Get("c"), std::nullopt);  // Written, undone: read as committed (absent).
+  EXPECT_EQ(Get("a"), "committed");
+  ASSERT_TRUE(txn->Commit().ok());
+  // The commit published what it wrote: the next readers, in or out of a transaction, see it.
+  EXPECT_EQ(Get("a"), std::nullopt);
+  EXPECT_EQ(Get("b"), "also mine");
+  auto next = std::move(store_->BeginTransaction()).value();
+  EXPECT_EQ(*next->Get("b"), "also mine");
+  EXPECT_EQ(*next->Get("a"), std::nullopt);
+  next->Rollback();
+}
+
+TEST_F(StoreRowCacheTest, ReadModifyWriteTransactionsLoseNoUpdate) {
+  // Each transaction reads the counter (locking it, then reading it through the cache) and
+  // writes it back plus one; a stale cached read would lose an update.
+  constexpr int kThreads = 4;
+  constexpr int kEach = 500;
+  ASSERT_TRUE(store_->Set("n", "0").ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        ASSERT_TRUE(store_
+                        ->RunTransaction([](Transaction& txn) -> Status {
+                          Result<std::optional<std::string>> got = txn.Get("n");
+                          if (!got.ok()) return got.status();
+                          return txn.Set("n", std::to_string(std::stol(**got) + 1)).status();
+                        })
+                        .ok());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(Get("n"), std::to_string(kThreads * kEach));
+}
+
 TEST(StoreRowCacheOffTest, ASizeOfZeroTurnsItOff) {
   TempDir dir;
   Options options = TestOptions(dir.path());

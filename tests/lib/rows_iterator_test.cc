@@ -58,7 +58,7 @@ TEST_F(RowsIteratorTest, DatabaseIteratorStopsAtTheBound) {
 
 TEST_F(RowsIteratorTest, TransactionIteratorMergesItsWritesAndStopsAtTheBound) {
   std::unique_ptr<rocksdb::Transaction> txn(db_->BeginTransaction(write_));
-  TransactionRows rows(txn.get(), db_->DefaultColumnFamily(), read_, nullptr);
+  TransactionRows rows(txn.get(), db_.get(), db_->DefaultColumnFamily(), read_, nullptr);
   ASSERT_TRUE(rows.Write("a0", "v").ok());
   ASSERT_TRUE(rows.Remove("a2").ok());
   ASSERT_TRUE(rows.Write("a9", "v").ok());

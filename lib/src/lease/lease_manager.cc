@@ -164,9 +164,9 @@ class LeaseManager::Impl {
     // One transaction over two column families: the lease row is locked while the record is
     // written, so no newer fencing number can be issued in between.
     std::unique_ptr<rocksdb::Transaction> txn = core_.BeginRaw();
-    internal::TransactionRows leases(txn.get(), core_.cf(ColumnFamily::kLeases),
+    internal::TransactionRows leases(txn.get(), core_.db(), core_.cf(ColumnFamily::kLeases),
                                      core_.read_options(), core_.row_cache(ColumnFamily::kLeases));
-    internal::TransactionRows records(txn.get(), core_.cf(ColumnFamily::kRecords),
+    internal::TransactionRows records(txn.get(), core_.db(), core_.cf(ColumnFamily::kRecords),
                                       core_.read_options(),
                                       core_.row_cache(ColumnFamily::kRecords));
     const std::int64_t now = core_.clock().NowMs();

@@ -6,11 +6,13 @@
 
 #include <rocksdb/utilities/transaction.h>
 #include <rocksdb/utilities/transaction_db.h>
+#include <rocksdb/utilities/write_batch_with_index.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -83,12 +85,36 @@ class BoundedIterator final : public rocksdb::Iterator {
   std::unique_ptr<rocksdb::Iterator> inner_;  // Declared last: destroyed before the options.
 };
 
+// The committed row of `key`: from the cache, or from the database (and then remembered).
+inline rocksdb::Status ReadThroughCache(RowCache& cache, rocksdb::DB& db,
+                                        const rocksdb::ReadOptions& read_options,
+                                        rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
+                                        std::string* value) {
+  RowCache::Miss miss;
+  if (std::optional<std::optional<std::string>> cached = cache.Lookup(key.ToStringView(), &miss)) {
+    if (!*cached) return rocksdb::Status::NotFound();
+    *value = std::move(**cached);
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status s = db.Get(read_options, cf, key, value);
+  if (s.ok()) cache.Fill(miss, key.ToStringView(), *value);
+  if (s.IsNotFound()) cache.Fill(miss, key.ToStringView(), std::nullopt);
+  return s;
+}
+
+// Hashes std::string and std::string_view alike, for lookups by view without a copy.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 class TransactionRows final : public Rows {
  public:
-  // `cache`: the column family's row cache, or nullptr if it has none.
-  TransactionRows(rocksdb::Transaction* txn, rocksdb::ColumnFamilyHandle* cf,
+  // `cache`: the column family's row cache, or nullptr if it has none; `db`: the database the
+  // transaction belongs to (committed rows are read from it, or the cache, once locked).
+  TransactionRows(rocksdb::Transaction* txn, rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                   const rocksdb::ReadOptions& read_options, RowCache* cache)
-      : txn_(txn), cf_(cf), read_options_(read_options), cache_(cache) {}
+      : txn_(txn), db_(db), cf_(cf), read_options_(read_options), cache_(cache) {}
   ~TransactionRows() override { FinishWrites(); }
   TransactionRows(const TransactionRows&) = delete;
   TransactionRows& operator=(const TransactionRows&) = delete;
@@ -96,13 +122,26 @@ class TransactionRows final : public Rows {
   // Reads of the key this transaction wrote last are answered from what it wrote: the
   // transaction holds that key's exclusive lock, so the batch index would return the same.
   // (The pass batch runs INCR after INCR of one hot key: each reads back the one before.)
+  // A locked read takes the lock alone, then reads: the transaction's own write of the key if
+  // it has one, otherwise the committed row, which the lock now keeps from changing — from the
+  // row cache when it holds it (commits publish what they wrote, latest_writes.h), so a key
+  // written again and again is not searched for in a memtable full of its versions.
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    return txn_->GetForUpdate(read_options_, cf_, key, value);
+    if (cache_ == nullptr) return txn_->GetForUpdate(read_options_, cf_, key, value);
+    rocksdb::Status s =
+        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr));
+    return s.ok() ? ReadLocked(key, value) : s;
   }
   rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    return txn_->GetForUpdate(read_options_, cf_, key, value, /*exclusive=*/false);
+    if (cache_ == nullptr) {
+      return txn_->GetForUpdate(read_options_, cf_, key, value, /*exclusive=*/false);
+    }
+    rocksdb::Status s =
+        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr),
+                           /*exclusive=*/false);
+    return s.ok() ? ReadLocked(key, value) : s;
   }
   rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
@@ -135,11 +174,36 @@ class TransactionRows final : public Rows {
   void FinishWrites() {
     for (std::size_t shard : open_writes_) cache_->EndWrite(shard);
     open_writes_.clear();
+    written_.clear();
     wrote_ = false;
     last_put_ = false;
   }
 
  private:
+  // REQUIRES: the transaction holds the key's lock.
+  rocksdb::Status ReadLocked(const rocksdb::Slice& key, std::string* value) {
+    if (written_.count(key.ToStringView()) != 0) {
+      std::unique_ptr<rocksdb::WBWIIterator> own(txn_->GetWriteBatch()->NewIterator(cf_));
+      own->Seek(key);
+      if (!own->Valid() || own->Entry().key != key) return ReadCommitted(key, value);
+      const rocksdb::WriteEntry entry = own->Entry();
+      if (entry.type == rocksdb::kPutRecord) {
+        value->assign(entry.value.data(), entry.value.size());
+        return rocksdb::Status::OK();
+      }
+      if (entry.type == rocksdb::kDeleteRecord || entry.type == rocksdb::kSingleDeleteRecord) {
+        return rocksdb::Status::NotFound();
+      }
+      return txn_->Get(read_options_, cf_, key, value);  // A merge: let RocksDB resolve it.
+    }
+    return ReadCommitted(key, value);
+  }
+
+  // The committed row of a key the transaction has not written (or has undone).
+  rocksdb::Status ReadCommitted(const rocksdb::Slice& key, std::string* value) {
+    return ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
+  }
+
   bool ReadBackLastWrite(const rocksdb::Slice& key, std::string* value) const {
     if (!last_put_ || key.ToStringView() != last_key_) return false;
     *value = last_value_;
@@ -150,17 +214,24 @@ class TransactionRows final : public Rows {
     // A key written again is already in the cache's bracket: its shard takes no fills until
     // FinishWrites, so there is nothing to drop again.
     if (wrote_ && key.ToStringView() == last_key_) return;
-    if (cache_ != nullptr) open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+    if (cache_ != nullptr) {
+      open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+      written_.emplace(key.ToStringView());
+    }
     last_key_.assign(key.data(), key.size());
     wrote_ = true;
   }
 
   rocksdb::Transaction* txn_;
+  rocksdb::DB* db_;
   rocksdb::ColumnFamilyHandle* cf_;
   const rocksdb::ReadOptions& read_options_;
   RowCache* cache_;
   std::vector<std::size_t> open_writes_;  // Shards of the writes the cache was told of.
-  bool wrote_ = false;                    // last_key_ holds the key of the newest write.
+  // The keys it wrote (with a cache): a locked read of any other key skips the search of the
+  // transaction's own batch. Never shrinks, so an undone write only costs that search.
+  std::unordered_set<std::string, StringHash, std::equal_to<>> written_;
+  bool wrote_ = false;  // last_key_ holds the key of the newest write.
   std::string last_key_;
   bool last_put_ = false;  // The newest write put last_value_ (and was not undone since).
   std::string last_value_;
@@ -182,17 +253,7 @@ class DbRows final : public Rows {
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     if (cache_ == nullptr) return db_->Get(read_options_, cf_, key, value);
-    RowCache::Miss miss;
-    if (std::optional<std::optional<std::string>> cached =
-            cache_->Lookup(key.ToStringView(), &miss)) {
-      if (!*cached) return rocksdb::Status::NotFound();
-      *value = std::move(**cached);
-      return rocksdb::Status::OK();
-    }
-    rocksdb::Status s = db_->Get(read_options_, cf_, key, value);
-    if (s.ok()) cache_->Fill(miss, key.ToStringView(), *value);
-    if (s.IsNotFound()) cache_->Fill(miss, key.ToStringView(), std::nullopt);
-    return s;
+    return ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
   }
   rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
     return Read(key, value);

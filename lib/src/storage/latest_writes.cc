@@ -45,20 +45,42 @@ rocksdb::WriteBatch Latest(rocksdb::WriteBatchWithIndex& indexed,
   return latest;
 }
 
+bool WritesTo(rocksdb::WriteBatchWithIndex& indexed, rocksdb::ColumnFamilyHandle* family) {
+  std::unique_ptr<rocksdb::WBWIIterator> it(indexed.NewIterator(family));
+  it->SeekToFirst();
+  return it->Valid();
+}
+
+void Publish(rocksdb::WriteBatchWithIndex& indexed, rocksdb::ColumnFamilyHandle* family,
+             RowCache& cache) {
+  std::unique_ptr<rocksdb::WBWIIterator> it(indexed.NewIterator(family));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const rocksdb::WriteEntry entry = it->Entry();
+    if (entry.type == rocksdb::kPutRecord) {
+      cache.Publish(entry.key.ToStringView(), entry.value.ToString());
+    } else {
+      cache.Publish(entry.key.ToStringView(), std::nullopt);
+    }
+  }
+}
+
 }  // namespace
 
 rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transaction& txn,
-                                   std::span<rocksdb::ColumnFamilyHandle* const> families) {
+                                   std::span<rocksdb::ColumnFamilyHandle* const> families,
+                                   RowCache* cache, rocksdb::ColumnFamilyHandle* cached) {
   rocksdb::WriteBatchWithIndex& indexed = *txn.GetWriteBatch();
   const std::uint32_t writes = indexed.GetWriteBatch()->Count();
-  if (writes < kMinWritesToCollapse) return txn.Commit();
+  const bool publish = cache != nullptr && WritesTo(indexed, cached);
+  if (writes < kMinWritesToCollapse && !publish) return txn.Commit();
   const std::optional<std::uint32_t> keys = CountKeys(indexed, families);
-  if (!keys || *keys >= writes) return txn.Commit();
+  if (!keys || (*keys >= writes && !publish)) return txn.Commit();
   rocksdb::WriteBatch latest = Latest(indexed, families);
   // The base database skips TransactionDB's per-key locking: this transaction already holds
   // the lock of every key in the batch, so no other writer can come between.
   rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), &latest);
   if (!s.ok()) return s;
+  if (publish) Publish(indexed, cached, *cache);  // While the locks are still held.
   // The writes are in; what the rollback undoes is only the transaction's own copy, and it
   // releases the locks. (It cannot fail on a transaction that is still open.)
   (void)txn.Rollback();

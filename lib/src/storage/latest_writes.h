@@ -14,6 +14,7 @@
 #include <span>
 
 #include "cairn/status.h"
+#include "storage/row_cache.h"
 
 namespace cairn::internal {
 
@@ -22,7 +23,14 @@ namespace cairn::internal {
 // locks, and the transaction is then rolled back to release them. Otherwise (or when the
 // batch holds something other than puts and deletes) a plain Commit. `families` are every
 // column family the transaction may have written.
+//
+// With a `cache` (of column family `cached`), a transaction that wrote to that family always
+// takes the collapsing path, and each of its newest rows there is published to the cache
+// after the write and before the locks go (RowCache::Publish): a key written is then read
+// from the cache by the next transaction instead of from the memtable.
 rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transaction& txn,
-                                   std::span<rocksdb::ColumnFamilyHandle* const> families);
+                                   std::span<rocksdb::ColumnFamilyHandle* const> families,
+                                   RowCache* cache = nullptr,
+                                   rocksdb::ColumnFamilyHandle* cached = nullptr);
 
 }  // namespace cairn::internal

@@ -38,6 +38,21 @@ void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<
   while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
 }
 
+void RowCache::Publish(std::string_view key, const std::optional<std::string>& row) {
+  Entry entry{std::string(key), row};
+  const std::size_t index = ShardOf(key);
+  Shard& shard = shards_[index];
+  std::lock_guard<std::mutex> lock(shard.mu);
+  ++shard.generation;  // A reader's fill that missed before this must not replace it.
+  auto found = shard.index.find(key);
+  if (found != shard.index.end()) EraseLocked(shard, found->second);
+  if (entry.Bytes() > shard_capacity_ || (row && row->size() > kMaxRowBytes)) return;
+  shard.bytes += entry.Bytes();
+  shard.lru.push_front(std::move(entry));
+  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
+  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
+}
+
 std::size_t RowCache::BeginWrite(std::string_view key) {
   const std::size_t index = ShardOf(key);
   Shard& shard = shards_[index];

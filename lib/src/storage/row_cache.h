@@ -51,6 +51,12 @@ class RowCache {
   // Remembers what the database returned for `key` (nullopt: no row) after Lookup missed.
   void Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row);
 
+  // Remembers the committed row of `key` (nullopt: deleted), whatever else is being written
+  // in its shard. REQUIRES: the caller has this key's write open (BeginWrite), has committed
+  // it, and still holds the key's lock, so no other writer can change it before EndWrite —
+  // the write-through that keeps a key a transaction wrote cached for its next reader.
+  void Publish(std::string_view key, const std::optional<std::string>& row);
+
   // Brackets a write of `key`; EndWrite takes what BeginWrite returned.
   std::size_t BeginWrite(std::string_view key);
   void EndWrite(std::size_t shard);
