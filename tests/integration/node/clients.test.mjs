@@ -6,7 +6,6 @@
 // server is started here, on a free port, from CAIRN_SERVER_BINARY.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,35 +13,10 @@ import Redis5 from 'ioredis';
 import Redis4 from 'ioredis4';
 import { createClient as createClient5 } from 'redis';
 import { createClient as createClient4 } from 'redis4';
+import { startServer } from './servers.mjs';
 
-const binary = process.env.CAIRN_SERVER_BINARY;
-assert.ok(binary, 'set CAIRN_SERVER_BINARY to the cairn-server to test');
 const work = mkdtempSync(join(tmpdir(), 'cairn-node-'));
 after(() => rmSync(work, { recursive: true, force: true }));
-
-// Starts cairn-server and resolves with { port, stop } once it prints its ready line.
-function startServer(dir, extra = [], port = 0) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['--port', String(port), '--dir', dir, '--durability', 'none', ...extra],
-      { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 30000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/cairn-server ready port=(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        const stop = () => new Promise((done) => {
-          if (child.exitCode !== null) return done(child.exitCode);
-          child.once('exit', (code) => done(code));
-          child.kill('SIGTERM');
-        });
-        resolve({ port: Number(m[1]), stop });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`cairn-server exited with ${code}: ${out}`)));
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
