@@ -48,10 +48,8 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
           server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
           server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
         }
-      } else if (!ScriptRunsHere::Now()) {
-        // What runs next sees every write before it. (Not during a script, which may be in
-        // the middle of the batch: only SCRIPT KILL runs then, and it reads nothing.)
-        batch_.Commit();
+      } else {
+        batch_.Commit();  // What runs next sees every write before it.
       }
       if (!done) {
         Dispatch(server_, session_, spec, args_, writer, server_.store(), nullptr);

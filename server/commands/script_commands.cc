@@ -92,30 +92,43 @@ class CommandHost final : public scripting::ScriptHost {
 
 enum class ScriptBy { kBody, kSha };
 
-// Finds (or compiles) the script EVAL or EVALSHA names; nullptr after replying with why not.
-const ScriptVm::Compiled* Prepare(CommandContext& ctx, ScriptVm& vm, ScriptBy by,
-                                  std::string* sha) {
-  scripting::ScriptCache& cache = ctx.server.scripts();
-  vm.Follow(cache.epoch());
-  *sha = by == ScriptBy::kBody ? scripting::Sha1Hex(ctx.args[1])
-                               : scripting::NormalizeSha(ctx.args[1]);
-  if (const ScriptVm::Compiled* found = vm.Find(*sha)) return found;
-  std::shared_ptr<const std::string> stored;
-  std::string_view body = ctx.args[1];
-  if (by == ScriptBy::kSha) {
-    stored = cache.Find(*sha);
-    if (stored == nullptr) {
-      ctx.reply.Error(kNoScriptError);
-      return nullptr;
-    }
-    body = *stored;
-  }
-  if (std::optional<std::string> error = vm.Compile(*sha, body)) {
+// This thread's Lua state, caught up with the server's script cache (SCRIPT FLUSH).
+ScriptVm& ThreadVm(CommandContext& ctx) {
+  ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
+  vm.Follow(ctx.server.scripts().epoch());
+  return vm;
+}
+
+// The script named sha, compiled from `body` unless this VM has it; nullptr after replying
+// with the compile error.
+const ScriptVm::Compiled* CompileOrReply(CommandContext& ctx, ScriptVm& vm, const std::string& sha,
+                                         std::string_view body) {
+  if (const ScriptVm::Compiled* found = vm.Find(sha)) return found;
+  if (std::optional<std::string> error = vm.Compile(sha, body)) {
     ctx.reply.Error(*error);
     return nullptr;
   }
-  if (by == ScriptBy::kBody) cache.Add(*sha, body);
-  return vm.Find(*sha);
+  return vm.Find(sha);
+}
+
+// Finds (or compiles) the script EVAL or EVALSHA names; nullptr after replying with why not.
+const ScriptVm::Compiled* Prepare(CommandContext& ctx, ScriptVm& vm, ScriptBy by,
+                                  std::string* sha) {
+  *sha = by == ScriptBy::kBody ? scripting::Sha1Hex(ctx.args[1])
+                               : scripting::NormalizeSha(ctx.args[1]);
+  if (const ScriptVm::Compiled* found = vm.Find(*sha)) return found;
+  scripting::ScriptCache& cache = ctx.server.scripts();
+  if (by == ScriptBy::kBody) {
+    const ScriptVm::Compiled* compiled = CompileOrReply(ctx, vm, *sha, ctx.args[1]);
+    if (compiled != nullptr) cache.Add(*sha, ctx.args[1]);
+    return compiled;
+  }
+  std::shared_ptr<const std::string> stored = cache.Find(*sha);
+  if (stored == nullptr) {
+    ctx.reply.Error(kNoScriptError);
+    return nullptr;
+  }
+  return CompileOrReply(ctx, vm, *sha, *stored);
 }
 
 void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
@@ -126,7 +139,7 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
   if (static_cast<std::uint64_t>(*numkeys) > args.size() - 3) {
     return ctx.reply.Error("ERR Number of keys can't be greater than number of args");
   }
-  ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
+  ScriptVm& vm = ThreadVm(ctx);
   std::string sha;
   const ScriptVm::Compiled* compiled = Prepare(ctx, vm, by, &sha);
   if (compiled == nullptr) return;
@@ -213,14 +226,8 @@ void Script(CommandContext& ctx) {
   scripting::ScriptCache& cache = ctx.server.scripts();
   if (sub == "load") {
     if (!arity(argc == 3)) return;
-    ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
-    vm.Follow(cache.epoch());
     const std::string sha = scripting::Sha1Hex(args[2]);
-    if (vm.Find(sha) == nullptr) {
-      if (std::optional<std::string> error = vm.Compile(sha, args[2])) {
-        return ctx.reply.Error(*error);
-      }
-    }
+    if (CompileOrReply(ctx, ThreadVm(ctx), sha, args[2]) == nullptr) return;
     cache.Add(sha, args[2]);
     return ctx.reply.Bulk(sha);
   }

@@ -30,7 +30,7 @@ WriteBatch::Outcome WriteBatch::TakeBack(bool to_save_point) {
 }
 
 void WriteBatch::Commit() {
-  if (txn_ == nullptr) return;
+  if (txn_ == nullptr || running_) return;
   Status s = txn_->Commit();
   txn_.reset();
   if (!s.ok() && failure_.ok()) failure_ = std::move(s);

@@ -43,16 +43,22 @@ class WriteBatch {
     if (!Begin()) return Outcome::kNotRun;  // Run alone, the command reports why.
     if (several_keys) txn_->SetSavePoint();
     BusyNotingRecords records(*txn_);
+    running_ = true;
     run(static_cast<Records&>(records), txn_.get());
+    running_ = false;
     if (records.busy()) return TakeBack(several_keys);
     if (several_keys) (void)txn_->PopSavePoint();
     return Outcome::kRan;
   }
 
-  // Commits the open batch, if any. A failure is kept for TakeStatus: the replies already
-  // written for the batch's commands must not be sent.
+  // Commits the open batch, if any — but not while a command runs inside it: a script there
+  // serves other clients' I/O from its hook (script_busy.h), and nothing they run may commit
+  // half of it. A failure is kept for TakeStatus: the replies already written for the batch's
+  // commands must not be sent.
   void Commit();
   bool open() const { return txn_ != nullptr; }
+  // A command (a script) is running inside the batch now.
+  bool running() const { return running_; }
 
   // The first commit failure since the last call (Ok if none), and forgets it.
   Status TakeStatus() { return std::exchange(failure_, Status::Ok()); }
@@ -66,6 +72,7 @@ class WriteBatch {
 
   Store& store_;
   std::unique_ptr<Transaction> txn_;
+  bool running_ = false;
   Status failure_;
 };
 

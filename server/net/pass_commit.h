@@ -21,7 +21,6 @@
 
 #include "cairn/status.h"
 #include "cairn/store.h"
-#include "commands/script_busy.h"
 #include "commands/write_batch.h"
 #include "net/asio.h"
 
@@ -84,9 +83,9 @@ class PassCommit {
   }
 
   void Finish() {
-    // A script running on this thread (which serves I/O from its hook, commands/script_busy.h)
-    // may be in the middle of the batch: commit once it is done.
-    if (ScriptRunsHere::Now()) {
+    // A script in the middle of the batch (serving I/O from its hook, commands/script_busy.h):
+    // commit once it is done.
+    if (batch_.running()) {
       gather_timer_.expires_after(kGatherTick);
       gather_timer_.async_wait([this](const boost::system::error_code&) { Finish(); });
       return;

@@ -22,12 +22,6 @@ std::int64_t ParseInt(std::string_view s) {
   return n;
 }
 
-void PushErrorTable(lua_State* L, std::string_view text) {
-  lua_newtable(L);
-  lua_pushlstring(L, text.data(), text.size());
-  lua_setfield(L, -2, "err");
-}
-
 std::size_t Push(lua_State* L, std::string_view reply, int depth);
 
 // count elements (pairs twice) into a fresh table as t[i] = value (array), t[key] = value
@@ -57,9 +51,7 @@ std::size_t Push(lua_State* L, std::string_view reply, int depth) {
   const std::string_view line = Line(reply, &next);
   switch (reply[0]) {
     case '+':
-      lua_newtable(L);
-      lua_pushlstring(L, line.data(), line.size());
-      lua_setfield(L, -2, "ok");
+      PushStatusTable(L, line);
       return next;
     case '-':
       PushErrorTable(L, line);
@@ -267,6 +259,18 @@ bool Write(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int
 }  // namespace
 
 std::size_t PushReply(lua_State* L, std::string_view reply) { return Push(L, reply, 0); }
+
+void PushErrorTable(lua_State* L, std::string_view text) {
+  lua_newtable(L);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "err");
+}
+
+void PushStatusTable(lua_State* L, std::string_view text) {
+  lua_newtable(L);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "ok");
+}
 
 bool WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_resp) {
   const int absolute = index > 0 || index <= LUA_REGISTRYINDEX ? index : lua_gettop(L) + index + 1;

@@ -26,6 +26,10 @@ namespace cairn::server::scripting {
 // goes deeper than kMaxNesting.
 std::size_t PushReply(lua_State* L, std::string_view reply);
 
+// {err = text} and {ok = text}: how error and status replies look in Lua.
+void PushErrorTable(lua_State* L, std::string_view text);
+void PushStatusTable(lua_State* L, std::string_view text);
+
 // Writes the Lua value at `index` as a reply. `script_resp` is the script's protocol
 // (redis.setresp), which decides how booleans convert, as in Redis. Returns false, having
 // written an error reply in its place, for tables nested deeper than kMaxNesting.

@@ -1,7 +1,6 @@
 // The `redis` table scripts call: call, pcall, error_reply, status_reply, sha1hex, log,
 // setresp, and the no-ops Redis keeps for old scripts (replicate_commands, set_repl,
 // breakpoint, debug).
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -20,25 +19,20 @@ int Raise(lua_State* L, const char* msg) {
   return lua_error(L);
 }
 
-void PushError(lua_State* L, std::string_view text) {
-  lua_newtable(L);
-  lua_pushlstring(L, text.data(), text.size());
-  lua_setfield(L, -2, "err");
-}
-
 // redis.call (raise = true) and redis.pcall (raise = false).
 int CallCommand(lua_State* L, bool raise) {
   VmState* vm = StateOf(L);
   const int argc = lua_gettop(L);
   auto fail = [&](std::string_view text) {
-    PushError(L, text);
+    PushErrorTable(L, text);
     return raise ? lua_error(L) : 1;
   };
   if (vm->host == nullptr) return luaL_error(L, "redis.call is only available while a script runs");
   if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
   std::vector<std::string_view> args;
   args.reserve(static_cast<std::size_t>(argc));
-  std::deque<std::string> formatted;  // Numbers as text; a deque keeps the views valid.
+  // Numbers as text; reserved for every argument at the first, so the views stay valid.
+  std::vector<std::string> formatted;
   for (int i = 1; i <= argc; ++i) {
     const int type = lua_type(L, i);
     if (type == LUA_TSTRING) {
@@ -46,6 +40,7 @@ int CallCommand(lua_State* L, bool raise) {
       const char* s = lua_tolstring(L, i, &len);
       args.emplace_back(s, len);
     } else if (type == LUA_TNUMBER) {
+      if (formatted.empty()) formatted.reserve(static_cast<std::size_t>(argc));
       formatted.push_back(FormatArgNumber(lua_tonumber(L, i)));
       args.emplace_back(formatted.back());
     } else {
@@ -75,16 +70,14 @@ int ErrorReply(lua_State* L) {
   if (!text.empty() && text[0] == '-') text.erase(0, 1);
   while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.pop_back();
   if (text.find(' ') == std::string::npos) text = "ERR " + text;
-  PushError(L, text);
+  PushErrorTable(L, text);
   return 1;
 }
 
 int StatusReply(lua_State* L) {
   std::size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
-  lua_newtable(L);
-  lua_pushlstring(L, s, len);
-  lua_setfield(L, -2, "ok");
+  PushStatusTable(L, std::string_view(s, len));
   return 1;
 }
 

@@ -127,21 +127,10 @@ class TransactionRows final : public Rows {
   // row cache when it holds it (commits publish what they wrote, latest_writes.h), so a key
   // written again and again is not searched for in a memtable full of its versions.
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
-    if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    if (cache_ == nullptr) return txn_->GetForUpdate(read_options_, cf_, key, value);
-    rocksdb::Status s =
-        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr));
-    return s.ok() ? ReadLocked(key, value) : s;
+    return LockedRead(key, value, /*exclusive=*/true);
   }
   rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
-    if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    if (cache_ == nullptr) {
-      return txn_->GetForUpdate(read_options_, cf_, key, value, /*exclusive=*/false);
-    }
-    rocksdb::Status s =
-        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr),
-                           /*exclusive=*/false);
-    return s.ok() ? ReadLocked(key, value) : s;
+    return LockedRead(key, value, /*exclusive=*/false);
   }
   rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
@@ -180,6 +169,15 @@ class TransactionRows final : public Rows {
   }
 
  private:
+  rocksdb::Status LockedRead(const rocksdb::Slice& key, std::string* value, bool exclusive) {
+    if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
+    if (cache_ == nullptr) return txn_->GetForUpdate(read_options_, cf_, key, value, exclusive);
+    // GetForUpdate with no value only takes the lock.
+    rocksdb::Status s =
+        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr), exclusive);
+    return s.ok() ? ReadLocked(key, value) : s;
+  }
+
   // REQUIRES: the transaction holds the key's lock.
   rocksdb::Status ReadLocked(const rocksdb::Slice& key, std::string* value) {
     if (written_.count(key.ToStringView()) != 0) {

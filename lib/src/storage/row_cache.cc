@@ -26,31 +26,22 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
 void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row) {
   if (!miss.fillable) return;
   Entry entry{std::string(key), row};
-  if (entry.Bytes() > shard_capacity_ || (row && row->size() > kMaxRowBytes)) return;
+  if (!Keepable(entry)) return;
   Shard& shard = shards_[miss.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
   if (shard.generation != miss.generation || shard.open_writes != 0) return;
-  auto found = shard.index.find(key);
-  if (found != shard.index.end()) EraseLocked(shard, found->second);  // Another reader's fill.
-  shard.bytes += entry.Bytes();
-  shard.lru.push_front(std::move(entry));
-  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
-  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
+  InsertLocked(shard, std::move(entry));  // Replacing another reader's fill, if any.
 }
 
 void RowCache::Publish(std::string_view key, const std::optional<std::string>& row) {
+  // No generation step: while the caller's write is open no fill lands in the shard, and the
+  // EndWrite that closes it moves the generation on. A row too large to keep is simply not
+  // kept: the caller's BeginWrite already dropped the key.
   Entry entry{std::string(key), row};
-  const std::size_t index = ShardOf(key);
-  Shard& shard = shards_[index];
+  if (!Keepable(entry)) return;
+  Shard& shard = shards_[ShardOf(key)];
   std::lock_guard<std::mutex> lock(shard.mu);
-  ++shard.generation;  // A reader's fill that missed before this must not replace it.
-  auto found = shard.index.find(key);
-  if (found != shard.index.end()) EraseLocked(shard, found->second);
-  if (entry.Bytes() > shard_capacity_ || (row && row->size() > kMaxRowBytes)) return;
-  shard.bytes += entry.Bytes();
-  shard.lru.push_front(std::move(entry));
-  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
-  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
+  InsertLocked(shard, std::move(entry));
 }
 
 std::size_t RowCache::BeginWrite(std::string_view key) {
@@ -69,6 +60,19 @@ void RowCache::EndWrite(std::size_t index) {
   std::lock_guard<std::mutex> lock(shard.mu);
   --shard.open_writes;
   ++shard.generation;
+}
+
+bool RowCache::Keepable(const Entry& entry) const {
+  return entry.Bytes() <= shard_capacity_ && (!entry.row || entry.row->size() <= kMaxRowBytes);
+}
+
+void RowCache::InsertLocked(Shard& shard, Entry entry) {
+  auto found = shard.index.find(entry.key);
+  if (found != shard.index.end()) EraseLocked(shard, found->second);
+  shard.bytes += entry.Bytes();
+  shard.lru.push_front(std::move(entry));
+  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
+  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
 }
 
 void RowCache::EraseLocked(Shard& shard, std::list<Entry>::iterator entry) {

@@ -84,6 +84,9 @@ class RowCache {
   };
 
   static std::size_t ShardOf(std::string_view key);
+  bool Keepable(const Entry& entry) const;  // Within the row and shard limits.
+  // Adds (or replaces) a row, then evicts down to the budget. REQUIRES: shard.mu held.
+  void InsertLocked(Shard& shard, Entry entry);
   void EraseLocked(Shard& shard, std::list<Entry>::iterator entry);
 
   const std::size_t shard_capacity_;
