@@ -4,6 +4,7 @@
 #include <random>
 #include <thread>
 
+#include "records/hash_ops.h"
 #include "records/record_ops.h"
 #include "storage/rocks_status.h"
 #include "store_core.h"
@@ -13,7 +14,9 @@
 namespace cairn {
 
 namespace ops = internal::record_ops;
+namespace hash = internal::hash_ops;
 using internal::ColumnFamily;
+using internal::Keyspace;
 using internal::Rows;
 
 namespace {
@@ -31,6 +34,26 @@ auto RunDirect(internal::StoreCore& core, Fn&& fn)
   internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
                         core.write_options(), core.row_cache(ColumnFamily::kRecords));
   return fn(rows, core.clock().NowMs());
+}
+
+// Runs a keyspace read directly on the database: the metadata row, then members under its
+// version (which a concurrent writer never changes in place: a new incarnation gets a new
+// version).
+template <typename Fn>
+auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
+                           core.write_options(), core.row_cache(ColumnFamily::kRecords));
+  internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
+                           core.write_options(), nullptr);
+  Keyspace ks{records, members, core.version_counter()};
+  return fn(ks, core.clock().NowMs());
+}
+
+template <typename Fn>
+auto RunKeyspace(internal::StoreCore& core, Fn&& fn) {
+  return internal::RunInKeyspaceTransaction(core, std::forward<Fn>(fn));
 }
 
 }  // namespace
@@ -107,6 +130,43 @@ Result<ScanPage> Store::Scan(const ScanRequest& request) {
   // The database iterator reads one consistent snapshot, so a page is never torn.
   return RunDirect(*core_,
                    [&](Rows& rows, std::int64_t now) { return ops::Scan(rows, now, request); });
+}
+
+Result<KeyType> Store::Type(std::string_view key) {
+  return RunDirect(*core_, [&](Rows& rows, std::int64_t now) { return ops::Type(rows, now, key); });
+}
+
+Result<RenameOutcome> Store::Rename(std::string_view from, std::string_view to,
+                                    bool only_if_absent) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return hash::Rename(ks, now, from, to, only_if_absent);
+  });
+}
+
+Result<std::optional<std::string>> Store::HashGet(std::string_view key, std::string_view field) {
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Get(ks, now, key, field); });
+}
+
+Result<std::size_t> Store::HashSet(std::string_view key, std::span<const HashField> fields) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Set(ks, now, key, fields); });
+}
+
+Result<std::size_t> Store::HashDelete(std::string_view key,
+                                      std::span<const std::string_view> fields) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Delete(ks, now, key, fields); });
+}
+
+Result<std::uint64_t> Store::HashLength(std::string_view key) {
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Length(ks, now, key); });
+}
+
+Result<HashPage> Store::HashScan(std::string_view key, const HashScanRequest& request) {
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Scan(ks, now, key, request); });
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {

@@ -1,6 +1,7 @@
 #include "store_core.h"
 
 #include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -96,6 +97,7 @@ Result<bool> CheckExistingColumnFamilies(const rocksdb::DBOptions& db_options,
 StoreCore::StoreCore(const Options& options) : options_(options) {
   if (!options_.clock) options_.clock = DefaultClock();
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
+  member_filter_ = std::make_shared<MemberFilterFactory>(options_.clock);
   block_cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
   if (options_.row_cache_bytes > 0)
     row_cache_ = std::make_unique<RowCache>(options_.row_cache_bytes);
@@ -153,7 +155,11 @@ Status StoreCore::OpenDb() {
   for (std::size_t i = 0; i < kColumnFamilyCount; ++i) {
     rocksdb::ColumnFamilyOptions cf_options;
     cf_options.table_factory = table_factory;
-    if (HasTtlFilter(static_cast<ColumnFamily>(i))) {
+    if (static_cast<ColumnFamily>(i) == ColumnFamily::kMembers) {
+      // Decides expiry like the TTL filter, and also removes members no live key reaches.
+      cf_options.compaction_filter_factory = member_filter_;
+      cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
+    } else if (HasTtlFilter(static_cast<ColumnFamily>(i))) {
       cf_options.compaction_filter = ttl_filter_.get();
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
     }
@@ -197,6 +203,9 @@ Status StoreCore::OpenDb() {
   }
   fencing_counter_ =
       std::make_unique<MonotonicCounter>(db_.get(), cf(ColumnFamily::kMeta), "fencing");
+  version_counter_ = std::make_unique<MonotonicCounter>(db_.get(), cf(ColumnFamily::kMeta),
+                                                        "versions", kVersionBlock);
+  member_filter_->Attach(db_.get(), cf(ColumnFamily::kRecords));
   if (options_.durability == Durability::kEverySec) {
     syncer_ = std::make_unique<WalSyncer>(db_.get(), std::chrono::seconds(1));
   }
@@ -233,6 +242,7 @@ Status StoreCore::Close() {
   if (!db_) return Status::Ok();
   syncer_.reset();
   fencing_counter_.reset();
+  version_counter_.reset();
   Status result;
   rocksdb::FlushOptions flush;
   flush.wait = true;
@@ -240,6 +250,9 @@ Status StoreCore::Close() {
   if (!s.ok()) result = FromRocks(s, "flush on close");
   s = db_->SyncWAL();
   if (!s.ok() && result.ok()) result = FromRocks(s, "fsync on close");
+  // Running compactions' member filters read through the records handle: stop them first.
+  member_filter_->Detach();
+  rocksdb::CancelAllBackgroundWork(db_.get(), /*wait=*/true);
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     s = db_->DestroyColumnFamilyHandle(handle);
     if (!s.ok() && result.ok()) result = FromRocks(s, "close column family");

@@ -16,6 +16,7 @@
 #include "cairn/options.h"
 #include "cairn/result.h"
 #include "storage/column_families.h"
+#include "storage/member_filter.h"
 #include "storage/monotonic_counter.h"
 #include "storage/row_cache.h"
 #include "storage/ttl_filter.h"
@@ -25,6 +26,10 @@ namespace cairn::internal {
 
 class StoreCore {
  public:
+  // Versions are reserved this many at a time (one fsync each): a new hash takes one, and a
+  // restart skips the rest of a block, which 64-bit versions can afford.
+  static constexpr std::uint64_t kVersionBlock = 1 << 16;
+
   // Validates options, opens or creates the store and checks its schema version.
   static Result<std::unique_ptr<StoreCore>> Open(const Options& options);
 
@@ -60,6 +65,8 @@ class StoreCore {
 
   // The store's fencing-token counter (shared by every engine of this store).
   MonotonicCounter& fencing_counter() { return *fencing_counter_; }
+  // Versions of composite keyspace values (member_key.h): every new incarnation takes one.
+  MonotonicCounter& version_counter() { return *version_counter_; }
 
   // State an engine shares among all its objects over this store (waiter registries, claim
   // locks), created on first use from this StoreCore and destroyed with it, before the
@@ -84,6 +91,7 @@ class StoreCore {
 
   Options options_;
   std::shared_ptr<TtlCompactionFilter> ttl_filter_;  // Outlives db_.
+  std::shared_ptr<MemberFilterFactory> member_filter_;
   std::shared_ptr<rocksdb::Cache> block_cache_;
   std::unique_ptr<RowCache> row_cache_;  // nullptr when Options::row_cache_bytes is 0.
   rocksdb::WriteOptions write_options_;
@@ -95,6 +103,7 @@ class StoreCore {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::unique_ptr<WalSyncer> syncer_;
   std::unique_ptr<MonotonicCounter> fencing_counter_;
+  std::unique_ptr<MonotonicCounter> version_counter_;
   std::mutex shared_mu_;
   // Declared after db_, so destroyed before it.
   std::unordered_map<std::type_index, std::shared_ptr<void>> shared_;

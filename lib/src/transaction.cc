@@ -1,5 +1,6 @@
 #include "cairn/transaction.h"
 
+#include "records/hash_ops.h"
 #include "records/record_ops.h"
 #include "storage/rocks_status.h"
 #include "transaction_core.h"
@@ -7,6 +8,8 @@
 namespace cairn {
 
 namespace ops = internal::record_ops;
+namespace hash = internal::hash_ops;
+using internal::Keyspace;
 using internal::Rows;
 
 Transaction::Transaction(std::unique_ptr<internal::TransactionCore> core)
@@ -66,6 +69,44 @@ Result<std::int64_t> Transaction::IncrBy(std::string_view key, std::int64_t delt
 
 Result<ScanPage> Transaction::Scan(const ScanRequest& request) {
   return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Scan(rows, now, request); });
+}
+
+Result<KeyType> Transaction::Type(std::string_view key) {
+  return core_->Apply([&](Rows& rows, std::int64_t now) { return ops::Type(rows, now, key); });
+}
+
+Result<RenameOutcome> Transaction::Rename(std::string_view from, std::string_view to,
+                                          bool only_if_absent) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return hash::Rename(ks, now, from, to, only_if_absent);
+  });
+}
+
+Result<std::optional<std::string>> Transaction::HashGet(std::string_view key,
+                                                        std::string_view field) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return hash::Get(ks, now, key, field); });
+}
+
+Result<std::size_t> Transaction::HashSet(std::string_view key, std::span<const HashField> fields) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return hash::Set(ks, now, key, fields); });
+}
+
+Result<std::size_t> Transaction::HashDelete(std::string_view key,
+                                            std::span<const std::string_view> fields) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return hash::Delete(ks, now, key, fields); });
+}
+
+Result<std::uint64_t> Transaction::HashLength(std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return hash::Length(ks, now, key); });
+}
+
+Result<HashPage> Transaction::HashScan(std::string_view key, const HashScanRequest& request) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return hash::Scan(ks, now, key, request); });
 }
 
 Status Transaction::Commit() { return core_->Commit(); }

@@ -28,12 +28,14 @@ Status TransactionCore::Commit() {
   Status s = CommitOrRelease(*store_, *txn_);
   if (!s.ok()) (void)txn_->Rollback();
   keyspace_rows_.FinishWrites();  // After the commit: its rows may be cached again.
+  member_rows_.FinishWrites();
   return s;
 }
 
 Status TransactionCore::RollbackToSavePoint() {
   Status s = FromRocks(txn_->RollbackToSavePoint(), "roll back to a save point");
   keyspace_rows_.ForgetLastWrite();  // Its last write may be among those undone.
+  member_rows_.ForgetLastWrite();
   return s;
 }
 
@@ -42,6 +44,7 @@ void TransactionCore::Rollback() {
   finished_ = true;
   (void)txn_->Rollback();
   keyspace_rows_.FinishWrites();
+  member_rows_.FinishWrites();
 }
 
 }  // namespace cairn::internal

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "records/keyspace.h"
 #include "records/rows.h"
 #include "store_core.h"
 #include "util/status_macros.h"
@@ -39,19 +40,50 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
   return result;
 }
 
+// Runs fn(Keyspace&, now_ms) as one transaction over `records` and `members`, like
+// RunInTransaction.
+template <typename Fn>
+auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
+  TransactionRows records(txn.get(), core.db(), core.cf(ColumnFamily::kRecords),
+                          core.read_options(), core.row_cache(ColumnFamily::kRecords));
+  TransactionRows members(txn.get(), core.db(), core.cf(ColumnFamily::kMembers),
+                          core.read_options(), nullptr);
+  Keyspace ks{records, members, core.version_counter()};
+  auto result = fn(ks, core.clock().NowMs());
+  if (!result.ok()) {
+    (void)txn->Rollback();
+    return result;
+  }
+  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, *txn));
+  return result;
+}
+
 class TransactionCore {
  public:
   TransactionCore(StoreCore* store, std::unique_ptr<rocksdb::Transaction> txn)
       : store_(store),
         txn_(std::move(txn)),
         keyspace_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kRecords),
-                       store->read_options(), store->row_cache(ColumnFamily::kRecords)) {}
+                       store->read_options(), store->row_cache(ColumnFamily::kRecords)),
+        member_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kMembers),
+                     store->read_options(), nullptr),
+        keyspace_{keyspace_rows_, member_rows_, store->version_counter()} {}
 
   // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.
   template <typename Fn>
   auto Apply(Fn&& fn) -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
     CAIRN_RETURN_IF_ERROR(CheckActive());
     return fn(keyspace_rows_, store_->clock().NowMs());
+  }
+
+  // Runs fn(Keyspace&, now_ms) on keys of every kind, if the transaction is active.
+  template <typename Fn>
+  auto ApplyKeyspace(Fn&& fn) -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
+    CAIRN_RETURN_IF_ERROR(CheckActive());
+    return fn(keyspace_, store_->clock().NowMs());
   }
 
   Status Commit();
@@ -67,6 +99,8 @@ class TransactionCore {
   StoreCore* store_;
   std::unique_ptr<rocksdb::Transaction> txn_;
   TransactionRows keyspace_rows_;
+  TransactionRows member_rows_;
+  Keyspace keyspace_;
   bool finished_ = false;
 };
 

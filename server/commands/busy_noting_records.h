@@ -46,6 +46,28 @@ class BusyNotingRecords final : public Records {
     return Note(txn_.IncrBy(key, delta));
   }
   Result<ScanPage> Scan(const ScanRequest& request) override { return Note(txn_.Scan(request)); }
+  Result<KeyType> Type(std::string_view key) override { return Note(txn_.Type(key)); }
+  Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
+                               bool only_if_absent) override {
+    return Note(txn_.Rename(from, to, only_if_absent));
+  }
+  Result<std::optional<std::string>> HashGet(std::string_view key,
+                                             std::string_view field) override {
+    return Note(txn_.HashGet(key, field));
+  }
+  Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) override {
+    return Note(txn_.HashSet(key, fields));
+  }
+  Result<std::size_t> HashDelete(std::string_view key,
+                                 std::span<const std::string_view> fields) override {
+    return Note(txn_.HashDelete(key, fields));
+  }
+  Result<std::uint64_t> HashLength(std::string_view key) override {
+    return Note(txn_.HashLength(key));
+  }
+  Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) override {
+    return Note(txn_.HashScan(key, request));
+  }
 
  private:
   template <typename T>

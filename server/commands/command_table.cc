@@ -33,6 +33,7 @@ CommandTable BuildCommandTable() {
   RegisterServerCommands(table);
   RegisterStringCommands(table);
   RegisterKeyCommands(table);
+  RegisterHashCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

@@ -45,10 +45,23 @@ void Exists(CommandContext& ctx) {
   ctx.reply.Integer(found);
 }
 
+// The name TYPE and SCAN's TYPE option use for a kind of value.
+std::string_view TypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kNone:
+      return "none";
+    case KeyType::kString:
+      return "string";
+    case KeyType::kHash:
+      return "hash";
+  }
+  return "none";
+}
+
 void Type(CommandContext& ctx) {
-  Result<TtlState> ttl = ctx.data.GetTtl(ctx.args[1]);
-  if (!ttl.ok()) return ReplyStatus(ctx.reply, ttl.status());
-  ctx.reply.SimpleString(ttl->kind == TtlState::Kind::kMissing ? "none" : "string");
+  Result<KeyType> type = ctx.data.Type(ctx.args[1]);
+  if (!type.ok()) return ReplyStatus(ctx.reply, type.status());
+  ctx.reply.SimpleString(TypeName(*type));
 }
 
 // EXPIRE key n [NX | XX | GT | LT], and PEXPIRE, EXPIREAT, PEXPIREAT.
@@ -137,38 +150,12 @@ void Persist(CommandContext& ctx) {
   ctx.reply.Integer(*done ? 1 : 0);
 }
 
-// RENAME and RENAMENX: the value and its expiry move in one transaction.
+// RENAME and RENAMENX: the value (of any kind) and its expiry move in one transaction.
 void RenameGeneric(CommandContext& ctx, bool only_if_absent) {
-  const std::string_view from = ctx.args[1], to = ctx.args[2];
-  enum class Outcome { kMoved, kNoSuchKey, kTargetExists } outcome = Outcome::kMoved;
-  Status s = Atomically(ctx, [&](Records& data) -> Status {
-    Result<std::optional<std::string>> value = data.Get(from);
-    if (!value.ok()) return value.status();
-    if (!*value) {
-      outcome = Outcome::kNoSuchKey;
-      return Status::Ok();
-    }
-    Result<TtlState> ttl = data.GetTtl(from);
-    if (!ttl.ok()) return ttl.status();
-    if (only_if_absent) {
-      Result<TtlState> target = data.GetTtl(to);
-      if (!target.ok()) return target.status();
-      if (target->kind != TtlState::Kind::kMissing) {
-        outcome = Outcome::kTargetExists;
-        return Status::Ok();
-      }
-    }
-    outcome = Outcome::kMoved;
-    if (from == to) return Status::Ok();
-    SetOptions options;
-    if (ttl->kind == TtlState::Kind::kExpires) options.expiry = Expiry::At(ttl->expires_at_ms);
-    Result<SetResult> set = data.Set(to, **value, options);
-    if (!set.ok()) return set.status();
-    return data.Delete(from).status();
-  });
-  if (!s.ok()) return ReplyStatus(ctx.reply, s);
-  if (outcome == Outcome::kNoSuchKey) return ctx.reply.Error("ERR no such key");
-  if (only_if_absent) return ctx.reply.Integer(outcome == Outcome::kMoved ? 1 : 0);
+  Result<RenameOutcome> outcome = ctx.data.Rename(ctx.args[1], ctx.args[2], only_if_absent);
+  if (!outcome.ok()) return ReplyStatus(ctx.reply, outcome.status());
+  if (*outcome == RenameOutcome::kNoSuchKey) return ctx.reply.Error("ERR no such key");
+  if (only_if_absent) return ctx.reply.Integer(*outcome == RenameOutcome::kRenamed ? 1 : 0);
   ctx.reply.Ok();
 }
 void Rename(CommandContext& ctx) { RenameGeneric(ctx, false); }
@@ -219,10 +206,10 @@ void Scan(CommandContext& ctx) {
   request.count = static_cast<std::size_t>(std::min<std::int64_t>(count, kMaxScanCount));
   Result<ScanPage> page = ctx.data.Scan(request);
   if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
-  const bool type_ok = !type || EqualsIgnoreCase(*type, "string");
   std::vector<std::string_view> keys;
   for (const ScanEntry& e : page->entries) {
-    if (type_ok && (!pattern || GlobMatch(*pattern, e.key, false))) keys.push_back(e.key);
+    if (type && !EqualsIgnoreCase(*type, TypeName(e.type))) continue;
+    if (!pattern || GlobMatch(*pattern, e.key, false)) keys.push_back(e.key);
   }
   const std::uint64_t next =
       page->cursor.empty() ? 0 : ctx.server.scan_cursors().Put(std::move(page->cursor));

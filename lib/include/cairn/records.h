@@ -1,5 +1,8 @@
-// Records: the base keyspace of Cairn — binary keys mapped to binary values, each with an
-// optional absolute expiry time.
+// Records: the base keyspace of Cairn — binary keys mapped to values, each with an optional
+// absolute expiry time. A value is a string (Get, Set, …) or a hash of fields (Hash…). The
+// calls for one kind answer kWrongType on a key holding another; Delete, the expiry calls,
+// Type, Rename and Scan take keys of every kind. Deleting or expiring a hash is O(1) whatever
+// its size: its fields become unreachable at once and compaction removes them.
 //
 // Store (store.h) implements Records, each call atomic on its own; Transaction
 // (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
@@ -17,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,9 +102,13 @@ struct ScanRequest {
   std::size_t count = 100;
 };
 
+// The kind of value a key holds.
+enum class KeyType { kNone, kString, kHash };
+
 struct ScanEntry {
   std::string key;
-  std::string value;
+  KeyType type = KeyType::kString;
+  std::string value;               // A string's value; empty for other kinds.
   std::int64_t expires_at_ms = 0;  // 0: no expiry.
 };
 
@@ -110,6 +118,37 @@ struct ScanPage {
   // Empty when the scan is complete; otherwise pass it back to continue (it is the smallest key
   // after the last one visited). A page can be empty with a non-empty cursor when the call
   // stopped after visiting only expired rows.
+  std::string cursor;
+};
+
+enum class RenameOutcome {
+  kRenamed,       // The value and its expiry moved (renaming a key to itself also says so).
+  kNoSuchKey,     // The source key is absent.
+  kTargetExists,  // only_if_absent was set and the target holds a live key.
+};
+
+// One field of a hash, to write.
+struct HashField {
+  std::string_view field;
+  std::string_view value;
+};
+
+struct HashEntry {
+  std::string field;
+  std::string value;
+};
+
+struct HashScanRequest {
+  // Where to resume: empty for the first call, then HashPage::cursor of the previous call.
+  std::string_view cursor;
+  // How many fields to return at most. REQUIRES: 1 <= count <= kMaxScanCount. Default: 100.
+  std::size_t count = 100;
+};
+
+struct HashPage {
+  // Fields in byte order.
+  std::vector<HashEntry> entries;
+  // Empty when the hash has no more fields; otherwise pass it back to continue.
   std::string cursor;
 };
 
@@ -159,6 +198,33 @@ class Records {
   // written or removed while a scan is under way may or may not be seen; every record present
   // for the whole scan is returned exactly once.
   virtual Result<ScanPage> Scan(const ScanRequest& request) = 0;
+
+  // What kind of value key holds (kNone when absent or expired).
+  virtual Result<KeyType> Type(std::string_view key) = 0;
+
+  // Moves the value of `from`, whatever its kind, and its expiry to `to`, replacing what `to`
+  // held unless only_if_absent. A hash's fields are copied: O(number of fields).
+  virtual Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
+                                       bool only_if_absent) = 0;
+
+  // Hashes. A hash exists while it has a field: writing the first creates it, removing the
+  // last deletes it. Fields and values are binary; a field is at most kMaxKeyBytes, a value at
+  // most kMaxValueBytes. A write keeps the hash's expiry.
+
+  // The value of a field, or nullopt when the field or the hash is absent.
+  virtual Result<std::optional<std::string>> HashGet(std::string_view key,
+                                                     std::string_view field) = 0;
+  // Writes the fields in order (a field named twice ends with its last value) and returns how
+  // many of them were new.
+  virtual Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) = 0;
+  // Removes the fields and returns how many were present.
+  virtual Result<std::size_t> HashDelete(std::string_view key,
+                                         std::span<const std::string_view> fields) = 0;
+  // How many fields the hash has (0 when absent).
+  virtual Result<std::uint64_t> HashLength(std::string_view key) = 0;
+  // One page of the hash's fields, in byte order. Fields written or removed during a scan may
+  // or may not be seen; every field present for the whole scan is returned exactly once.
+  virtual Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) = 0;
 };
 
 }  // namespace cairn

@@ -58,6 +58,15 @@ class Store final : public Records {
   Result<TtlState> GetTtl(std::string_view key) override;
   Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) override;
   Result<ScanPage> Scan(const ScanRequest& request) override;
+  Result<KeyType> Type(std::string_view key) override;
+  Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
+                               bool only_if_absent) override;
+  Result<std::optional<std::string>> HashGet(std::string_view key, std::string_view field) override;
+  Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) override;
+  Result<std::size_t> HashDelete(std::string_view key,
+                                 std::span<const std::string_view> fields) override;
+  Result<std::uint64_t> HashLength(std::string_view key) override;
+  Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) override;
 
   // Starts a transaction. Its commit is durable as Options::durability says.
   Result<std::unique_ptr<Transaction>> BeginTransaction();

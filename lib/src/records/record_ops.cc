@@ -32,13 +32,9 @@ Result<std::optional<Loaded>> Load(Rows& rows, std::int64_t now_ms, std::string_
   return std::optional<Loaded>(std::move(loaded));
 }
 
-Status WrongType() {
-  return Status::WrongType("operation against a key holding the wrong kind of value");
-}
-
 // A loaded record must hold a string for a string operation.
 Status RequireString(const std::optional<Loaded>& loaded) {
-  if (loaded && loaded->header.type != ValueType::kString) return WrongType();
+  if (loaded && loaded->header.type != ValueType::kString) return WrongTypeError();
   return Status::Ok();
 }
 
@@ -247,6 +243,17 @@ Result<std::int64_t> IncrBy(Rows& rows, std::int64_t now_ms, std::string_view ke
   return next;
 }
 
+KeyType KeyTypeOf(ValueType type) {
+  return type == ValueType::kHash ? KeyType::kHash : KeyType::kString;
+}
+
+Result<KeyType> Type(Rows& rows, std::int64_t now_ms, std::string_view key) {
+  CAIRN_RETURN_IF_ERROR(ValidateKey(key));
+  const std::string row_key = EncodeRowKey(RowTag::kKeyspace, key);
+  CAIRN_ASSIGN_OR_RETURN(std::optional<Loaded> current, Load(rows, now_ms, key, row_key));
+  return current ? KeyTypeOf(current->header.type) : KeyType::kNone;
+}
+
 Result<ScanPage> Scan(Rows& rows, std::int64_t now_ms, const ScanRequest& request) {
   CAIRN_RETURN_IF_ERROR(ValidateScan(request));
   const std::string row_prefix = EncodeRowKey(RowTag::kKeyspace, request.prefix);
@@ -274,8 +281,11 @@ Result<ScanPage> Scan(Rows& rows, std::int64_t now_ms, const ScanRequest& reques
     last_key.assign(key);
     CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, key));
     if (IsExpired(header.expires_at_ms, now_ms)) continue;
+    const KeyType type = KeyTypeOf(header.type);
     page.entries.push_back(
-        ScanEntry{std::string(key), std::string(Payload(stored)), header.expires_at_ms});
+        ScanEntry{std::string(key), type,
+                  type == KeyType::kString ? std::string(Payload(stored)) : std::string(),
+                  header.expires_at_ms});
   }
   CAIRN_RETURN_IF_ERROR(FromRocks(it->status(), "scan"));
   return page;

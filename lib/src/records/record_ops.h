@@ -14,6 +14,7 @@
 
 #include "cairn/records.h"
 #include "records/rows.h"
+#include "storage/value_header.h"
 
 namespace cairn::internal::record_ops {
 
@@ -37,5 +38,9 @@ Result<TtlState> GetTtl(Rows& rows, std::int64_t now_ms, std::string_view key);
 Result<std::int64_t> IncrBy(Rows& rows, std::int64_t now_ms, std::string_view key,
                             std::int64_t delta);
 Result<ScanPage> Scan(Rows& rows, std::int64_t now_ms, const ScanRequest& request);
+Result<KeyType> Type(Rows& rows, std::int64_t now_ms, std::string_view key);
+
+// The kind of value a keyspace row of this stored type holds.
+KeyType KeyTypeOf(ValueType type);
 
 }  // namespace cairn::internal::record_ops

@@ -18,6 +18,11 @@ Status ValidateExpiry(const Expiry& expiry);
 Status ValidateTtl(std::int64_t ttl_ms);
 Status ValidateScan(const ScanRequest& request);
 
+// kWrongType: the key holds another kind of value than the operation works on.
+inline Status WrongTypeError() {
+  return Status::WrongType("operation against a key holding the wrong kind of value");
+}
+
 // What expiry a write stores.
 struct ResolvedExpiry {
   std::int64_t expires_at_ms = 0;  // 0: never.

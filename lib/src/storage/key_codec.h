@@ -1,7 +1,7 @@
 // Row keys. Each row kind has a one-byte tag; the user key follows. A user key that is the
 // last component of a row key is stored as is, so that a prefix of user keys is a prefix of
-// row keys and scans by prefix are plain range scans. (Composite rows, which put more after
-// the user key, length-prefix it; they arrive with the data types that need them.)
+// row keys and scans by prefix are plain range scans. Member rows (member_key.h), which put
+// more after the user key, length-prefix it.
 #pragma once
 
 #include <string>
@@ -23,6 +23,8 @@ enum class RowTag : char {
   kReadyIndex = 'r',
   kLeaseIndex = 'w',
   kDeadIndex = 'x',
+  // members (member_key.h): the fields of composite keyspace values.
+  kHashField = 'h',
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

@@ -25,11 +25,13 @@ enum class ValueType : std::uint8_t {
   kJob = 6,          // A job, or the tombstone that reserves a finished job's id (cereal).
   kDelivery = 7,     // A job's delivery state in one group (cereal payload).
   kQueueIndex = 8,   // A ready, lease or dead-letter entry; the payload is the job id.
+  kHash = 9,         // A keyspace hash's metadata (composite_meta.h); fields in `members`.
+  kMember = 10,      // A row of `members`: a field of a composite value; payload = its value.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kQueueIndex);
+         type <= static_cast<std::uint8_t>(ValueType::kMember);
 }
 
 struct ValueHeader {

@@ -24,6 +24,17 @@ Result<std::size_t> CountRawKeyspaceRows(Store& store) {
   return count;
 }
 
+Result<std::size_t> CountRawMemberRows(Store& store) {
+  internal::StoreCore& core = store.core();
+  std::unique_ptr<rocksdb::Iterator> it(
+      core.db()->NewIterator(rocksdb::ReadOptions(), core.cf(ColumnFamily::kMembers)));
+  std::size_t count = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++count;
+  Status s = internal::FromRocks(it->status(), "raw scan");
+  if (!s.ok()) return s;
+  return count;
+}
+
 Result<std::optional<std::string>> GetRawKeyspaceRow(Store& store, std::string_view key) {
   internal::StoreCore& core = store.core();
   std::string value;

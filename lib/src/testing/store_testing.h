@@ -14,6 +14,9 @@ namespace cairn::testing {
 // Rows physically present in the keyspace, whatever their expiry (a raw RocksDB iterator).
 Result<std::size_t> CountRawKeyspaceRows(Store& store);
 
+// Rows physically present in `members` (fields of hashes), reachable or not.
+Result<std::size_t> CountRawMemberRows(Store& store);
+
 // The stored bytes of key (header included), ignoring expiry; nullopt if no row exists.
 Result<std::optional<std::string>> GetRawKeyspaceRow(Store& store, std::string_view key);
 

@@ -1,0 +1,342 @@
+// Hash commands: HSET, HSETNX, HGET, HMGET, HMSET, HDEL, HLEN, HEXISTS, HGETALL, HKEYS, HVALS,
+// HINCRBY, HINCRBYFLOAT, HSTRLEN, HRANDFIELD, HSCAN. Fields come back in byte order (Redis
+// keeps small hashes in insertion order and leaves the order unspecified).
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cairn/limits.h"
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/atomically.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/server_state.h"
+#include "config/server_config.h"
+
+namespace cairn::server {
+namespace {
+
+// Redis answers HSCAN on a small hash with every field at once and cursor 0 (its compact
+// encoding cannot resume); clients and tests see that, so hashes up to this size do too.
+constexpr std::uint64_t kWholeScanFields = 128;
+
+// Calls visit for every field of the hash, in byte order, a page at a time. A hash of up to
+// kMaxScanCount fields is one page, read from one snapshot.
+Status ForEachField(Records& data, std::string_view key,
+                    const std::function<void(HashEntry&)>& visit) {
+  std::string cursor;
+  do {
+    Result<HashPage> page = data.HashScan(key, {.cursor = cursor, .count = kMaxScanCount});
+    if (!page.ok()) return page.status();
+    for (HashEntry& e : page->entries) visit(e);
+    cursor = std::move(page->cursor);
+  } while (!cursor.empty());
+  return Status::Ok();
+}
+
+// The (field, value) pairs of args[first…], or an arity error when they do not pair up.
+std::vector<HashField> FieldPairs(CommandContext& ctx, std::size_t first) {
+  std::vector<HashField> fields;
+  fields.reserve((ctx.args.size() - first) / 2);
+  for (std::size_t i = first; i + 1 < ctx.args.size(); i += 2) {
+    fields.push_back({ctx.args[i], ctx.args[i + 1]});
+  }
+  return fields;
+}
+
+void SetFields(CommandContext& ctx, bool reply_count) {
+  if ((ctx.args.size() - 2) % 2 != 0) return ctx.reply.Error(WrongArity(ToLower(ctx.args[0])));
+  const std::vector<HashField> fields = FieldPairs(ctx, 2);
+  Result<std::size_t> added = ctx.data.HashSet(ctx.args[1], fields);
+  if (!added.ok()) return ReplyStatus(ctx.reply, added.status());
+  reply_count ? ctx.reply.Integer(static_cast<std::int64_t>(*added)) : ctx.reply.Ok();
+}
+void HSet(CommandContext& ctx) { SetFields(ctx, true); }
+void HMSet(CommandContext& ctx) { SetFields(ctx, false); }
+
+void HSetNx(CommandContext& ctx) {
+  bool set = false;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    Result<std::optional<std::string>> got = data.HashGet(ctx.args[1], ctx.args[2]);
+    if (!got.ok()) return got.status();
+    set = !got->has_value();
+    if (!set) return Status::Ok();
+    const HashField field{ctx.args[2], ctx.args[3]};
+    return data.HashSet(ctx.args[1], {&field, 1}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.Integer(set ? 1 : 0);
+}
+
+void HGet(CommandContext& ctx) {
+  Result<std::optional<std::string>> value = ctx.data.HashGet(ctx.args[1], ctx.args[2]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  *value ? ctx.reply.Bulk(**value) : ctx.reply.Null();
+}
+
+void HMGet(CommandContext& ctx) {
+  std::vector<std::optional<std::string>> values;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    values.clear();
+    for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+      Result<std::optional<std::string>> value = data.HashGet(ctx.args[1], ctx.args[i]);
+      if (!value.ok()) return value.status();
+      values.push_back(std::move(*value));
+    }
+    return Status::Ok();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.ArrayHeader(values.size());
+  for (const auto& value : values) value ? ctx.reply.Bulk(*value) : ctx.reply.Null();
+}
+
+void HDel(CommandContext& ctx) {
+  const std::vector<std::string_view> fields(ctx.args.begin() + 2, ctx.args.end());
+  Result<std::size_t> removed = ctx.data.HashDelete(ctx.args[1], fields);
+  if (!removed.ok()) return ReplyStatus(ctx.reply, removed.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*removed));
+}
+
+void HLen(CommandContext& ctx) {
+  Result<std::uint64_t> length = ctx.data.HashLength(ctx.args[1]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*length));
+}
+
+void HExists(CommandContext& ctx) {
+  Result<std::optional<std::string>> value = ctx.data.HashGet(ctx.args[1], ctx.args[2]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  ctx.reply.Integer(value->has_value() ? 1 : 0);
+}
+
+void HStrLen(CommandContext& ctx) {
+  Result<std::optional<std::string>> value = ctx.data.HashGet(ctx.args[1], ctx.args[2]);
+  if (!value.ok()) return ReplyStatus(ctx.reply, value.status());
+  ctx.reply.Integer(*value ? static_cast<std::int64_t>((*value)->size()) : 0);
+}
+
+enum class Part { kFields, kValues, kBoth };
+
+// HGETALL (a map under RESP3), HKEYS, HVALS.
+void ReplyAll(CommandContext& ctx, Part part) {
+  std::vector<HashEntry> entries;
+  Status s = ForEachField(ctx.data, ctx.args[1], [&](HashEntry& e) { entries.push_back(e); });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  part == Part::kBoth ? ctx.reply.MapHeader(entries.size()) : ctx.reply.ArrayHeader(entries.size());
+  for (const HashEntry& e : entries) {
+    if (part != Part::kValues) ctx.reply.Bulk(e.field);
+    if (part != Part::kFields) ctx.reply.Bulk(e.value);
+  }
+}
+void HGetAll(CommandContext& ctx) { ReplyAll(ctx, Part::kBoth); }
+void HKeys(CommandContext& ctx) { ReplyAll(ctx, Part::kFields); }
+void HVals(CommandContext& ctx) { ReplyAll(ctx, Part::kValues); }
+
+void HIncrBy(CommandContext& ctx) {
+  const std::optional<std::int64_t> delta = ParseInt64(ctx.args[3]);
+  if (!delta) return ctx.reply.Error(kNotInteger);
+  std::int64_t next = 0;
+  std::string_view error;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    error = {};
+    Result<std::optional<std::string>> got = data.HashGet(ctx.args[1], ctx.args[2]);
+    if (!got.ok()) return got.status();
+    std::int64_t current = 0;
+    if (*got) {
+      const std::optional<std::int64_t> parsed = ParseInt64(**got);
+      if (!parsed) {
+        error = "ERR hash value is not an integer";
+        return Status::Ok();
+      }
+      current = *parsed;
+    }
+    if (__builtin_add_overflow(current, *delta, &next)) {
+      error = kOverflowError;
+      return Status::Ok();
+    }
+    const std::string formatted = std::to_string(next);
+    const HashField field{ctx.args[2], formatted};
+    return data.HashSet(ctx.args[1], {&field, 1}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Integer(next);
+}
+
+void HIncrByFloat(CommandContext& ctx) {
+  const std::optional<long double> delta = ParseLongDouble(ctx.args[3]);
+  if (!delta) return ctx.reply.Error(kNotFloat);
+  if (std::isnan(*delta) || std::isinf(*delta)) {
+    return ctx.reply.Error("ERR value is NaN or Infinity");
+  }
+  std::string formatted;
+  std::string_view error;
+  Status s = Atomically(ctx, [&](Records& data) -> Status {
+    error = {};
+    Result<std::optional<std::string>> got = data.HashGet(ctx.args[1], ctx.args[2]);
+    if (!got.ok()) return got.status();
+    long double current = 0;
+    if (*got) {
+      const std::optional<long double> parsed = ParseLongDouble(**got);
+      if (!parsed) {
+        error = "ERR hash value is not a float";
+        return Status::Ok();
+      }
+      current = *parsed;
+    }
+    const long double next = current + *delta;
+    if (std::isnan(next) || std::isinf(next)) {
+      error = "ERR increment would produce NaN or Infinity";
+      return Status::Ok();
+    }
+    formatted = FormatLongDouble(next);
+    const HashField field{ctx.args[2], formatted};
+    return data.HashSet(ctx.args[1], {&field, 1}).status();
+  });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  if (!error.empty()) return ctx.reply.Error(error);
+  ctx.reply.Bulk(formatted);
+}
+
+// HRANDFIELD key [count [WITHVALUES]]
+void HRandField(CommandContext& ctx) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  if (ctx.args.size() == 2) {
+    std::vector<HashEntry> entries;
+    Status s = ForEachField(ctx.data, ctx.args[1], [&](HashEntry& e) { entries.push_back(e); });
+    if (!s.ok()) return ReplyStatus(ctx.reply, s);
+    if (entries.empty()) return ctx.reply.Null();
+    return ctx.reply.Bulk(
+        entries[std::uniform_int_distribution<std::size_t>(0, entries.size() - 1)(rng)].field);
+  }
+  const std::optional<std::int64_t> count = ParseInt64(ctx.args[2]);
+  if (!count || *count < -INT64_MAX) return ctx.reply.Error(kNotInteger);
+  bool with_values = false;
+  if (ctx.args.size() == 4) {
+    if (!EqualsIgnoreCase(ctx.args[3], "withvalues")) return ctx.reply.Error(kSyntaxError);
+    with_values = true;
+  } else if (ctx.args.size() > 4) {
+    return ctx.reply.Error(kSyntaxError);
+  }
+  // Redis refuses counts whose reply length would overflow (with values, twice as long).
+  if (with_values && (*count > INT64_MAX / 2 || *count < -(INT64_MAX / 2))) {
+    return ctx.reply.Error("ERR value is out of range");
+  }
+  std::vector<HashEntry> entries;
+  Status s = ForEachField(ctx.data, ctx.args[1], [&](HashEntry& e) { entries.push_back(e); });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  std::vector<const HashEntry*> chosen;
+  if (!entries.empty() && *count < 0) {
+    // Negative: that many picks, a field may come back more than once.
+    std::uniform_int_distribution<std::size_t> pick(0, entries.size() - 1);
+    const std::uint64_t n = static_cast<std::uint64_t>(-*count);
+    if (n > kMaxScanCount * 100ull) return ctx.reply.Error("ERR value is out of range");
+    for (std::uint64_t i = 0; i < n; ++i) chosen.push_back(&entries[pick(rng)]);
+  } else if (!entries.empty()) {
+    // Positive: distinct fields, all of them when count reaches the size.
+    for (const HashEntry& e : entries) chosen.push_back(&e);
+    if (static_cast<std::uint64_t>(*count) < chosen.size()) {
+      std::shuffle(chosen.begin(), chosen.end(), rng);
+      chosen.resize(static_cast<std::size_t>(*count));
+    }
+  }
+  if (with_values && ctx.session.protocol == 3) {
+    ctx.reply.ArrayHeader(chosen.size());
+    for (const HashEntry* e : chosen) {
+      ctx.reply.ArrayHeader(2);
+      ctx.reply.Bulk(e->field);
+      ctx.reply.Bulk(e->value);
+    }
+    return;
+  }
+  ctx.reply.ArrayHeader(chosen.size() * (with_values ? 2 : 1));
+  for (const HashEntry* e : chosen) {
+    ctx.reply.Bulk(e->field);
+    if (with_values) ctx.reply.Bulk(e->value);
+  }
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count]
+void HScan(CommandContext& ctx) {
+  const std::optional<std::int64_t> cursor_number = ParseInt64(ctx.args[2]);
+  if (!cursor_number || *cursor_number < 0) return ctx.reply.Error("ERR invalid cursor");
+  std::string resume;
+  if (*cursor_number != 0) {
+    std::optional<std::string> field =
+        ctx.server.scan_cursors().Get(static_cast<std::uint64_t>(*cursor_number));
+    if (!field) return ctx.reply.Error("ERR invalid cursor");
+    resume = std::move(*field);
+  }
+  std::optional<std::string_view> pattern;
+  std::int64_t count = 10;
+  for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
+    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
+    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
+    if (EqualsIgnoreCase(option, "match")) {
+      pattern = value;
+    } else if (EqualsIgnoreCase(option, "count")) {
+      const std::optional<std::int64_t> n = ParseInt64(value);
+      if (!n) return ctx.reply.Error(kNotInteger);
+      if (*n < 1) return ctx.reply.Error(kSyntaxError);
+      count = *n;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  Result<std::uint64_t> length = ctx.data.HashLength(ctx.args[1]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  if (*length <= kWholeScanFields) count = kMaxScanCount;
+  HashScanRequest request;
+  request.cursor = resume;
+  request.count = static_cast<std::size_t>(std::min<std::int64_t>(count, kMaxScanCount));
+  Result<HashPage> page = ctx.data.HashScan(ctx.args[1], request);
+  if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
+  std::vector<const HashEntry*> matched;
+  for (const HashEntry& e : page->entries) {
+    if (!pattern || GlobMatch(*pattern, e.field, false)) matched.push_back(&e);
+  }
+  const std::uint64_t next =
+      page->cursor.empty() ? 0 : ctx.server.scan_cursors().Put(std::move(page->cursor));
+  ctx.reply.ArrayHeader(2);
+  ctx.reply.Bulk(std::to_string(next));
+  ctx.reply.ArrayHeader(matched.size() * 2);
+  for (const HashEntry* e : matched) {
+    ctx.reply.Bulk(e->field);
+    ctx.reply.Bulk(e->value);
+  }
+}
+
+}  // namespace
+
+void RegisterHashCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
+                 std::string_view summary, std::string_view since) {
+    table.Register({name, arity, flags, 1, 1, 1, handler, "hash", summary, since});
+  };
+  const std::uint32_t read = kReadOnly | kFast, write = kWrite | kFast | kBatch;
+  add("hset", -4, write, HSet, "Creates or modifies the value of a field in a hash.", "2.0.0");
+  add("hmset", -4, write, HMSet, "Sets the values of multiple fields.", "2.0.0");
+  add("hsetnx", 4, write, HSetNx,
+      "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0");
+  add("hget", 3, read, HGet, "Returns the value of a field in a hash.", "2.0.0");
+  add("hmget", -3, read, HMGet, "Returns the values of all fields in a hash.", "2.0.0");
+  add("hdel", -3, write, HDel, "Deletes one or more fields and their values from a hash.", "2.0.0");
+  add("hlen", 2, read, HLen, "Returns the number of fields in a hash.", "2.0.0");
+  add("hexists", 3, read, HExists, "Determines whether a field exists in a hash.", "2.0.0");
+  add("hstrlen", 3, read, HStrLen, "Returns the length of the value of a field.", "3.2.0");
+  add("hgetall", 2, kReadOnly, HGetAll, "Returns all fields and values in a hash.", "2.0.0");
+  add("hkeys", 2, kReadOnly, HKeys, "Returns all fields in a hash.", "2.0.0");
+  add("hvals", 2, kReadOnly, HVals, "Returns all values in a hash.", "2.0.0");
+  add("hincrby", 4, write, HIncrBy,
+      "Increments the integer value of a field in a hash by a number.", "2.0.0");
+  add("hincrbyfloat", 4, write, HIncrByFloat,
+      "Increments the floating point value of a field by a number.", "2.6.0");
+  add("hrandfield", -2, kReadOnly, HRandField, "Returns one or more random fields from a hash.",
+      "6.2.0");
+  add("hscan", -3, kReadOnly, HScan, "Iterates over fields and values of a hash.", "2.8.0");
+}
+
+}  // namespace cairn::server

@@ -1,0 +1,269 @@
+// Hashes in the keyspace: field semantics, kinds of keys meeting, expiry on a manual clock,
+// transactions, rename, and the promise that deleting or expiring a hash of any size is one
+// row, with compaction removing its fields afterwards (and only those).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cairn/limits.h"
+#include "cairn/store.h"
+#include "support/temp_dir.h"
+#include "testing/store_testing.h"
+
+namespace cairn {
+namespace {
+
+using test::OpenOrDie;
+using test::TempDir;
+using test::TestOptions;
+
+class HashTest : public ::testing::Test {
+ protected:
+  HashTest() : clock_(std::make_shared<ManualClock>()) {
+    store_ = OpenOrDie(TestOptions(dir_.path(), clock_));
+  }
+
+  std::size_t Set(Records& data, std::string_view key, std::vector<HashField> fields) {
+    auto added = data.HashSet(key, fields);
+    EXPECT_TRUE(added.ok()) << added.status().ToString();
+    return added.ok() ? *added : 0;
+  }
+  std::size_t Set(std::string_view key, std::vector<HashField> fields) {
+    return Set(*store_, key, std::move(fields));
+  }
+  std::optional<std::string> Field(Records& data, std::string_view key, std::string_view field) {
+    auto got = data.HashGet(key, field);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : std::nullopt;
+  }
+  std::optional<std::string> Field(std::string_view key, std::string_view field) {
+    return Field(*store_, key, field);
+  }
+  std::uint64_t Length(std::string_view key) {
+    auto n = store_->HashLength(key);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : 0;
+  }
+  // Every field, paging `count` at a time.
+  std::vector<std::pair<std::string, std::string>> All(std::string_view key,
+                                                       std::size_t count = 100) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::string cursor;
+    do {
+      auto page = store_->HashScan(key, {.cursor = cursor, .count = count});
+      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      if (!page.ok()) break;
+      for (HashEntry& e : page->entries) out.emplace_back(e.field, e.value);
+      cursor = page->cursor;
+    } while (!cursor.empty());
+    return out;
+  }
+  std::size_t MemberRows() {
+    auto n = testing::CountRawMemberRows(*store_);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : 0;
+  }
+  // Writes `n` fields f000000… in transactions of 10,000.
+  void Fill(std::string_view key, std::size_t n) {
+    for (std::size_t start = 0; start < n; start += 10'000) {
+      std::vector<std::string> names;
+      std::vector<HashField> fields;
+      for (std::size_t i = start; i < std::min(n, start + 10'000); ++i) {
+        char name[16];
+        std::snprintf(name, sizeof name, "f%07zu", i);
+        names.emplace_back(name);
+      }
+      for (const std::string& name : names) fields.push_back({name, "v"});
+      ASSERT_EQ(Set(key, fields), fields.size());
+    }
+  }
+
+  TempDir dir_;
+  std::shared_ptr<ManualClock> clock_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(HashTest, SetCountsNewFieldsAndKeepsTheLastValueOfARepeatedOne) {
+  EXPECT_EQ(Set("h", {{"a", "1"}, {"b", "2"}}), 2u);
+  EXPECT_EQ(Set("h", {{"b", "3"}, {"c", "4"}, {"c", "5"}}), 1u);
+  EXPECT_EQ(Field("h", "a"), "1");
+  EXPECT_EQ(Field("h", "b"), "3");
+  EXPECT_EQ(Field("h", "c"), "5");
+  EXPECT_EQ(Field("h", "nope"), std::nullopt);
+  EXPECT_EQ(Field("missing", "a"), std::nullopt);
+  EXPECT_EQ(Length("h"), 3u);
+  EXPECT_EQ(Length("missing"), 0u);
+  EXPECT_EQ(*store_->Type("h"), KeyType::kHash);
+}
+
+TEST_F(HashTest, BinaryAndEmptyFieldsAndValues) {
+  const std::string field("\0f\xff", 3), value("\0\0v", 3);
+  EXPECT_EQ(Set("h", {{field, value}, {"", ""}}), 2u);
+  EXPECT_EQ(Field("h", field), value);
+  EXPECT_EQ(Field("h", ""), "");
+  EXPECT_EQ(All("h"), (std::vector<std::pair<std::string, std::string>>{{"", ""}, {field, value}}));
+}
+
+TEST_F(HashTest, DeletingTheLastFieldDeletesTheHash) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  const std::vector<std::string_view> some{"a", "a", "zz"};
+  EXPECT_EQ(*store_->HashDelete("h", some), 1u);
+  EXPECT_EQ(Length("h"), 1u);
+  const std::vector<std::string_view> rest{"b"};
+  EXPECT_EQ(*store_->HashDelete("h", rest), 1u);
+  EXPECT_EQ(*store_->Type("h"), KeyType::kNone);
+  EXPECT_EQ(store_->GetTtl("h")->kind, TtlState::Kind::kMissing);
+  EXPECT_EQ(*store_->HashDelete("h", rest), 0u);
+}
+
+TEST_F(HashTest, KindsOfKeysDoNotMix) {
+  ASSERT_TRUE(store_->Set("s", "v").ok());
+  Set("h", {{"a", "1"}});
+  EXPECT_EQ(store_->HashGet("s", "a").status().code(), StatusCode::kWrongType);
+  const HashField f{"a", "1"};
+  EXPECT_EQ(store_->HashSet("s", {&f, 1}).status().code(), StatusCode::kWrongType);
+  EXPECT_EQ(store_->HashLength("s").status().code(), StatusCode::kWrongType);
+  EXPECT_EQ(store_->Get("h").status().code(), StatusCode::kWrongType);
+  EXPECT_EQ(store_->IncrBy("h", 1).status().code(), StatusCode::kWrongType);
+  // An unconditional Set replaces a hash; its fields are gone with it.
+  ASSERT_TRUE(store_->Set("h", "now a string").ok());
+  EXPECT_EQ(*store_->Get("h"), "now a string");
+  ASSERT_TRUE(store_->Delete("h").ok());
+  Set("h", {{"b", "2"}});
+  EXPECT_EQ(Field("h", "a"), std::nullopt);
+  EXPECT_EQ(Length("h"), 1u);
+}
+
+TEST_F(HashTest, ARecreatedHashDoesNotSeeTheFieldsOfTheOldOne) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  EXPECT_TRUE(*store_->Delete("h"));
+  EXPECT_EQ(Length("h"), 0u);
+  EXPECT_EQ(Set("h", {{"c", "3"}}), 1u);
+  EXPECT_EQ(All("h"), (std::vector<std::pair<std::string, std::string>>{{"c", "3"}}));
+  EXPECT_EQ(Length("h"), 1u);
+}
+
+TEST_F(HashTest, ExpiryIsTheKeysAndWritesKeepIt) {
+  Set("h", {{"a", "1"}});
+  ASSERT_TRUE(*store_->Expire("h", 1000));
+  Set("h", {{"b", "2"}});
+  EXPECT_EQ(store_->GetTtl("h")->remaining_ms, 1000);
+  clock_->Advance(999);
+  EXPECT_EQ(Field("h", "b"), "2");
+  clock_->Advance(1);
+  EXPECT_EQ(Field("h", "a"), std::nullopt);
+  EXPECT_EQ(Length("h"), 0u);
+  EXPECT_EQ(*store_->Type("h"), KeyType::kNone);
+  // Writing to an expired hash starts a new one, without the old fields or expiry.
+  EXPECT_EQ(Set("h", {{"c", "3"}}), 1u);
+  EXPECT_EQ(All("h"), (std::vector<std::pair<std::string, std::string>>{{"c", "3"}}));
+  EXPECT_EQ(store_->GetTtl("h")->kind, TtlState::Kind::kNoExpiry);
+}
+
+TEST_F(HashTest, ScanPagesThroughEveryFieldOnceInByteOrder) {
+  Fill("h", 250);
+  const auto all = All("h", 7);
+  ASSERT_EQ(all.size(), 250u);
+  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1].first, all[i].first);
+  EXPECT_EQ(store_->HashScan("h", {.count = 0}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(HashTest, TransactionWritesAreAllOrNothing) {
+  Set("h", {{"a", "1"}});
+  {
+    auto txn = store_->BeginTransaction();
+    ASSERT_TRUE(txn.ok());
+    EXPECT_EQ(Set(**txn, "h", {{"b", "2"}}), 1u);
+    EXPECT_EQ(Field(**txn, "h", "b"), "2");    // Its own write.
+    EXPECT_EQ(Field("h", "b"), std::nullopt);  // Not yet anyone else's.
+    const std::vector<std::string_view> a{"a"};
+    EXPECT_EQ(*(*txn)->HashDelete("h", a), 1u);
+    (*txn)->Rollback();
+  }
+  EXPECT_EQ(All("h"), (std::vector<std::pair<std::string, std::string>>{{"a", "1"}}));
+  Status s = store_->RunTransaction([&](Transaction& txn) -> Status {
+    const HashField f{"b", "2"};
+    return txn.HashSet("h", {&f, 1}).status();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Length("h"), 2u);
+}
+
+TEST_F(HashTest, RenameMovesFieldsAndExpiryAndReplacesTheTarget) {
+  Set("src", {{"a", "1"}, {"b", "2"}});
+  ASSERT_TRUE(*store_->Expire("src", 5000));
+  Set("dst", {{"old", "x"}});
+  EXPECT_EQ(*store_->Rename("src", "dst", /*only_if_absent=*/true), RenameOutcome::kTargetExists);
+  EXPECT_EQ(*store_->Rename("src", "dst", false), RenameOutcome::kRenamed);
+  EXPECT_EQ(*store_->Type("src"), KeyType::kNone);
+  EXPECT_EQ(All("dst"), (std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(Length("dst"), 2u);
+  EXPECT_EQ(store_->GetTtl("dst")->remaining_ms, 5000);
+  EXPECT_EQ(*store_->Rename("src", "x", false), RenameOutcome::kNoSuchKey);
+  EXPECT_EQ(*store_->Rename("dst", "dst", false), RenameOutcome::kRenamed);
+  ASSERT_TRUE(store_->Set("s", "v").ok());
+  EXPECT_EQ(*store_->Rename("s", "t", true), RenameOutcome::kRenamed);
+  EXPECT_EQ(*store_->Get("t"), "v");
+}
+
+TEST_F(HashTest, ScanOfTheKeyspaceReportsKinds) {
+  ASSERT_TRUE(store_->Set("a", "v").ok());
+  Set("b", {{"f", "1"}});
+  auto page = store_->Scan({});
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->entries.size(), 2u);
+  EXPECT_EQ(page->entries[0].type, KeyType::kString);
+  EXPECT_EQ(page->entries[0].value, "v");
+  EXPECT_EQ(page->entries[1].type, KeyType::kHash);
+  EXPECT_EQ(page->entries[1].value, "");
+}
+
+TEST_F(HashTest, BadInputIsRefusedBeforeAnythingIsWritten) {
+  const std::string long_field(kMaxKeyBytes + 1, 'f');
+  const HashField bad{long_field, "v"};
+  EXPECT_EQ(store_->HashSet("h", {&bad, 1}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->HashSet("h", {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*store_->Type("h"), KeyType::kNone);
+}
+
+// The size: a million fields. Deleting is one row whatever the size; compaction then
+// removes every field of the deleted and of the expired hash, and none of the live one.
+TEST_F(HashTest, DeletingOrExpiringAMillionFieldsIsOneRowAndCompactionReclaimsThem) {
+  Fill("big", 1'000'000);
+  Fill("expiring", 1'000);
+  Fill("live", 1'000);
+  ASSERT_TRUE(*store_->Expire("expiring", 10));
+  EXPECT_EQ(MemberRows(), 1'002'000u);
+
+  auto before = testing::KeyspaceMemtableEntries(*store_);
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(*store_->Delete("big"));
+  auto after = testing::KeyspaceMemtableEntries(*store_);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after - *before, 1u);  // One keyspace row written, no member row touched.
+  EXPECT_EQ(MemberRows(), 1'002'000u);
+  EXPECT_EQ(Length("big"), 0u);
+  clock_->Advance(10);
+  EXPECT_EQ(Length("expiring"), 0u);
+
+  ASSERT_TRUE(store_->Compact().ok());
+  EXPECT_EQ(MemberRows(), 1'000u);
+  EXPECT_EQ(Length("live"), 1'000u);
+  EXPECT_EQ(All("live").size(), 1'000u);
+}
+
+TEST_F(HashTest, FieldsSurviveReopen) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  ASSERT_TRUE(store_->Close().ok());
+  store_ = OpenOrDie(TestOptions(dir_.path(), clock_));
+  EXPECT_EQ(All("h"), (std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b", "2"}}));
+  // Versions keep increasing across the restart: a new hash cannot meet old rows.
+  ASSERT_TRUE(*store_->Delete("h"));
+  Set("h", {{"c", "3"}});
+  EXPECT_EQ(Length("h"), 1u);
+  EXPECT_EQ(All("h").size(), 1u);
+}
+
+}  // namespace
+}  // namespace cairn
