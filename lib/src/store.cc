@@ -4,7 +4,7 @@
 #include <random>
 #include <thread>
 
-#include "records/hash_ops.h"
+#include "records/member_map_ops.h"
 #include "records/record_ops.h"
 #include "storage/rocks_status.h"
 #include "store_core.h"
@@ -14,10 +14,12 @@
 namespace cairn {
 
 namespace ops = internal::record_ops;
-namespace hash = internal::hash_ops;
+namespace maps = internal::member_map_ops;
 using internal::ColumnFamily;
 using internal::Keyspace;
 using internal::Rows;
+using maps::kHashKind;
+using maps::kSetKind;
 
 namespace {
 
@@ -139,34 +141,67 @@ Result<KeyType> Store::Type(std::string_view key) {
 Result<RenameOutcome> Store::Rename(std::string_view from, std::string_view to,
                                     bool only_if_absent) {
   return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
-    return hash::Rename(ks, now, from, to, only_if_absent);
+    return maps::Rename(ks, now, from, to, only_if_absent);
   });
 }
 
 Result<std::optional<std::string>> Store::HashGet(std::string_view key, std::string_view field) {
-  return RunKeyspaceDirect(
-      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Get(ks, now, key, field); });
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::Get(kHashKind, ks, now, key, field);
+  });
 }
 
 Result<std::size_t> Store::HashSet(std::string_view key, std::span<const HashField> fields) {
-  return RunKeyspace(
-      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Set(ks, now, key, fields); });
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::Put(kHashKind, ks, now, key, fields);
+  });
 }
 
 Result<std::size_t> Store::HashDelete(std::string_view key,
                                       std::span<const std::string_view> fields) {
-  return RunKeyspace(
-      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Delete(ks, now, key, fields); });
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::Remove(kHashKind, ks, now, key, fields);
+  });
 }
 
 Result<std::uint64_t> Store::HashLength(std::string_view key) {
   return RunKeyspaceDirect(
-      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Length(ks, now, key); });
+      *core_, [&](Keyspace& ks, std::int64_t now) { return maps::Size(kHashKind, ks, now, key); });
 }
 
-Result<HashPage> Store::HashScan(std::string_view key, const HashScanRequest& request) {
+Result<HashPage> Store::HashScan(std::string_view key, const MemberScanRequest& request) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::Scan(kHashKind, ks, now, key, request);
+  });
+}
+
+Result<std::size_t> Store::SetAdd(std::string_view key, std::span<const std::string_view> members) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::AddToSet(ks, now, key, members);
+  });
+}
+
+Result<std::size_t> Store::SetRemove(std::string_view key,
+                                     std::span<const std::string_view> members) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::Remove(kSetKind, ks, now, key, members);
+  });
+}
+
+Result<bool> Store::SetContains(std::string_view key, std::string_view member) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return maps::SetContains(ks, now, key, member);
+  });
+}
+
+Result<std::uint64_t> Store::SetSize(std::string_view key) {
   return RunKeyspaceDirect(
-      *core_, [&](Keyspace& ks, std::int64_t now) { return hash::Scan(ks, now, key, request); });
+      *core_, [&](Keyspace& ks, std::int64_t now) { return maps::Size(kSetKind, ks, now, key); });
+}
+
+Result<SetPage> Store::SetScan(std::string_view key, const MemberScanRequest& request) {
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return maps::ScanSet(ks, now, key, request); });
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {

@@ -1,6 +1,6 @@
 #include "cairn/transaction.h"
 
-#include "records/hash_ops.h"
+#include "records/member_map_ops.h"
 #include "records/record_ops.h"
 #include "storage/rocks_status.h"
 #include "transaction_core.h"
@@ -8,9 +8,11 @@
 namespace cairn {
 
 namespace ops = internal::record_ops;
-namespace hash = internal::hash_ops;
+namespace maps = internal::member_map_ops;
 using internal::Keyspace;
 using internal::Rows;
+using maps::kHashKind;
+using maps::kSetKind;
 
 Transaction::Transaction(std::unique_ptr<internal::TransactionCore> core)
     : core_(std::move(core)) {}
@@ -78,35 +80,64 @@ Result<KeyType> Transaction::Type(std::string_view key) {
 Result<RenameOutcome> Transaction::Rename(std::string_view from, std::string_view to,
                                           bool only_if_absent) {
   return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
-    return hash::Rename(ks, now, from, to, only_if_absent);
+    return maps::Rename(ks, now, from, to, only_if_absent);
   });
 }
 
 Result<std::optional<std::string>> Transaction::HashGet(std::string_view key,
                                                         std::string_view field) {
   return core_->ApplyKeyspace(
-      [&](Keyspace& ks, std::int64_t now) { return hash::Get(ks, now, key, field); });
+      [&](Keyspace& ks, std::int64_t now) { return maps::Get(kHashKind, ks, now, key, field); });
 }
 
 Result<std::size_t> Transaction::HashSet(std::string_view key, std::span<const HashField> fields) {
   return core_->ApplyKeyspace(
-      [&](Keyspace& ks, std::int64_t now) { return hash::Set(ks, now, key, fields); });
+      [&](Keyspace& ks, std::int64_t now) { return maps::Put(kHashKind, ks, now, key, fields); });
 }
 
 Result<std::size_t> Transaction::HashDelete(std::string_view key,
                                             std::span<const std::string_view> fields) {
-  return core_->ApplyKeyspace(
-      [&](Keyspace& ks, std::int64_t now) { return hash::Delete(ks, now, key, fields); });
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return maps::Remove(kHashKind, ks, now, key, fields);
+  });
 }
 
 Result<std::uint64_t> Transaction::HashLength(std::string_view key) {
   return core_->ApplyKeyspace(
-      [&](Keyspace& ks, std::int64_t now) { return hash::Length(ks, now, key); });
+      [&](Keyspace& ks, std::int64_t now) { return maps::Size(kHashKind, ks, now, key); });
 }
 
-Result<HashPage> Transaction::HashScan(std::string_view key, const HashScanRequest& request) {
+Result<HashPage> Transaction::HashScan(std::string_view key, const MemberScanRequest& request) {
   return core_->ApplyKeyspace(
-      [&](Keyspace& ks, std::int64_t now) { return hash::Scan(ks, now, key, request); });
+      [&](Keyspace& ks, std::int64_t now) { return maps::Scan(kHashKind, ks, now, key, request); });
+}
+
+Result<std::size_t> Transaction::SetAdd(std::string_view key,
+                                        std::span<const std::string_view> members) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return maps::AddToSet(ks, now, key, members); });
+}
+
+Result<std::size_t> Transaction::SetRemove(std::string_view key,
+                                           std::span<const std::string_view> members) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return maps::Remove(kSetKind, ks, now, key, members);
+  });
+}
+
+Result<bool> Transaction::SetContains(std::string_view key, std::string_view member) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return maps::SetContains(ks, now, key, member); });
+}
+
+Result<std::uint64_t> Transaction::SetSize(std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return maps::Size(kSetKind, ks, now, key); });
+}
+
+Result<SetPage> Transaction::SetScan(std::string_view key, const MemberScanRequest& request) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return maps::ScanSet(ks, now, key, request); });
 }
 
 Status Transaction::Commit() { return core_->Commit(); }

@@ -65,8 +65,23 @@ class BusyNotingRecords final : public Records {
   Result<std::uint64_t> HashLength(std::string_view key) override {
     return Note(txn_.HashLength(key));
   }
-  Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) override {
+  Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request) override {
     return Note(txn_.HashScan(key, request));
+  }
+  Result<std::size_t> SetAdd(std::string_view key,
+                             std::span<const std::string_view> members) override {
+    return Note(txn_.SetAdd(key, members));
+  }
+  Result<std::size_t> SetRemove(std::string_view key,
+                                std::span<const std::string_view> members) override {
+    return Note(txn_.SetRemove(key, members));
+  }
+  Result<bool> SetContains(std::string_view key, std::string_view member) override {
+    return Note(txn_.SetContains(key, member));
+  }
+  Result<std::uint64_t> SetSize(std::string_view key) override { return Note(txn_.SetSize(key)); }
+  Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override {
+    return Note(txn_.SetScan(key, request));
   }
 
  private:

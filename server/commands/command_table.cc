@@ -34,6 +34,7 @@ CommandTable BuildCommandTable() {
   RegisterStringCommands(table);
   RegisterKeyCommands(table);
   RegisterHashCommands(table);
+  RegisterSetCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

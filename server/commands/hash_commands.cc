@@ -3,7 +3,6 @@
 // keeps small hashes in insertion order and leaves the order unspecified).
 #include <cmath>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,15 +12,12 @@
 #include "commands/atomically.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/member_commands.h"
 #include "commands/server_state.h"
 #include "config/server_config.h"
 
 namespace cairn::server {
 namespace {
-
-// Redis answers HSCAN on a small hash with every field at once and cursor 0 (its compact
-// encoding cannot resume); clients and tests see that, so hashes up to this size do too.
-constexpr std::uint64_t kWholeScanFields = 128;
 
 // Calls visit for every field of the hash, in byte order, a page at a time. A hash of up to
 // kMaxScanCount fields is one page, read from one snapshot.
@@ -203,110 +199,58 @@ void HIncrByFloat(CommandContext& ctx) {
 
 // HRANDFIELD key [count [WITHVALUES]]
 void HRandField(CommandContext& ctx) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  if (ctx.args.size() == 2) {
-    std::vector<HashEntry> entries;
-    Status s = ForEachField(ctx.data, ctx.args[1], [&](HashEntry& e) { entries.push_back(e); });
-    if (!s.ok()) return ReplyStatus(ctx.reply, s);
-    if (entries.empty()) return ctx.reply.Null();
-    return ctx.reply.Bulk(
-        entries[std::uniform_int_distribution<std::size_t>(0, entries.size() - 1)(rng)].field);
-  }
-  const std::optional<std::int64_t> count = ParseInt64(ctx.args[2]);
-  if (!count || *count < -INT64_MAX) return ctx.reply.Error(kNotInteger);
+  std::optional<std::int64_t> count;
   bool with_values = false;
-  if (ctx.args.size() == 4) {
-    if (!EqualsIgnoreCase(ctx.args[3], "withvalues")) return ctx.reply.Error(kSyntaxError);
-    with_values = true;
-  } else if (ctx.args.size() > 4) {
-    return ctx.reply.Error(kSyntaxError);
-  }
-  // Redis refuses counts whose reply length would overflow (with values, twice as long).
-  if (with_values && (*count > INT64_MAX / 2 || *count < -(INT64_MAX / 2))) {
-    return ctx.reply.Error("ERR value is out of range");
+  if (ctx.args.size() >= 3) {
+    count = ParseInt64(ctx.args[2]);
+    if (!count || *count < -INT64_MAX) return ctx.reply.Error(kNotInteger);
+    if (ctx.args.size() > 4 ||
+        (ctx.args.size() == 4 && !EqualsIgnoreCase(ctx.args[3], "withvalues"))) {
+      return ctx.reply.Error(kSyntaxError);
+    }
+    with_values = ctx.args.size() == 4;
+    if (*count < -kMaxRandomPicks) return ctx.reply.Error("ERR value is out of range");
   }
   std::vector<HashEntry> entries;
   Status s = ForEachField(ctx.data, ctx.args[1], [&](HashEntry& e) { entries.push_back(e); });
   if (!s.ok()) return ReplyStatus(ctx.reply, s);
-  std::vector<const HashEntry*> chosen;
-  if (!entries.empty() && *count < 0) {
-    // Negative: that many picks, a field may come back more than once.
-    std::uniform_int_distribution<std::size_t> pick(0, entries.size() - 1);
-    const std::uint64_t n = static_cast<std::uint64_t>(-*count);
-    if (n > kMaxScanCount * 100ull) return ctx.reply.Error("ERR value is out of range");
-    for (std::uint64_t i = 0; i < n; ++i) chosen.push_back(&entries[pick(rng)]);
-  } else if (!entries.empty()) {
-    // Positive: distinct fields, all of them when count reaches the size.
-    for (const HashEntry& e : entries) chosen.push_back(&e);
-    if (static_cast<std::uint64_t>(*count) < chosen.size()) {
-      std::shuffle(chosen.begin(), chosen.end(), rng);
-      chosen.resize(static_cast<std::size_t>(*count));
-    }
+  if (!count) {
+    if (entries.empty()) return ctx.reply.Null();
+    return ctx.reply.Bulk(entries[RandomPicks(entries.size(), 1, ThreadRng())[0]].field);
   }
+  const std::vector<std::size_t> picks = RandomPicks(entries.size(), *count, ThreadRng());
   if (with_values && ctx.session.protocol == 3) {
-    ctx.reply.ArrayHeader(chosen.size());
-    for (const HashEntry* e : chosen) {
+    ctx.reply.ArrayHeader(picks.size());
+    for (std::size_t i : picks) {
       ctx.reply.ArrayHeader(2);
-      ctx.reply.Bulk(e->field);
-      ctx.reply.Bulk(e->value);
+      ctx.reply.Bulk(entries[i].field);
+      ctx.reply.Bulk(entries[i].value);
     }
     return;
   }
-  ctx.reply.ArrayHeader(chosen.size() * (with_values ? 2 : 1));
-  for (const HashEntry* e : chosen) {
-    ctx.reply.Bulk(e->field);
-    if (with_values) ctx.reply.Bulk(e->value);
+  ctx.reply.ArrayHeader(picks.size() * (with_values ? 2 : 1));
+  for (std::size_t i : picks) {
+    ctx.reply.Bulk(entries[i].field);
+    if (with_values) ctx.reply.Bulk(entries[i].value);
   }
 }
 
 // HSCAN key cursor [MATCH pattern] [COUNT count]
 void HScan(CommandContext& ctx) {
-  const std::optional<std::int64_t> cursor_number = ParseInt64(ctx.args[2]);
-  if (!cursor_number || *cursor_number < 0) return ctx.reply.Error("ERR invalid cursor");
-  std::string resume;
-  if (*cursor_number != 0) {
-    std::optional<std::string> field =
-        ctx.server.scan_cursors().Get(static_cast<std::uint64_t>(*cursor_number));
-    if (!field) return ctx.reply.Error("ERR invalid cursor");
-    resume = std::move(*field);
-  }
-  std::optional<std::string_view> pattern;
-  std::int64_t count = 10;
-  for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
-    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
-    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
-    if (EqualsIgnoreCase(option, "match")) {
-      pattern = value;
-    } else if (EqualsIgnoreCase(option, "count")) {
-      const std::optional<std::int64_t> n = ParseInt64(value);
-      if (!n) return ctx.reply.Error(kNotInteger);
-      if (*n < 1) return ctx.reply.Error(kSyntaxError);
-      count = *n;
-    } else {
-      return ctx.reply.Error(kSyntaxError);
-    }
-  }
+  std::optional<MemberScanArgs> args = ParseMemberScan(ctx);
+  if (!args) return;
   Result<std::uint64_t> length = ctx.data.HashLength(ctx.args[1]);
   if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
-  if (*length <= kWholeScanFields) count = kMaxScanCount;
-  HashScanRequest request;
-  request.cursor = resume;
-  request.count = static_cast<std::size_t>(std::min<std::int64_t>(count, kMaxScanCount));
-  Result<HashPage> page = ctx.data.HashScan(ctx.args[1], request);
+  Result<HashPage> page = ctx.data.HashScan(
+      ctx.args[1], {.cursor = args->resume, .count = MemberScanPageSize(*args, *length)});
   if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
-  std::vector<const HashEntry*> matched;
+  std::vector<std::string_view> items;
   for (const HashEntry& e : page->entries) {
-    if (!pattern || GlobMatch(*pattern, e.field, false)) matched.push_back(&e);
+    if (args->pattern && !GlobMatch(*args->pattern, e.field, false)) continue;
+    items.push_back(e.field);
+    items.push_back(e.value);
   }
-  const std::uint64_t next =
-      page->cursor.empty() ? 0 : ctx.server.scan_cursors().Put(std::move(page->cursor));
-  ctx.reply.ArrayHeader(2);
-  ctx.reply.Bulk(std::to_string(next));
-  ctx.reply.ArrayHeader(matched.size() * 2);
-  for (const HashEntry* e : matched) {
-    ctx.reply.Bulk(e->field);
-    ctx.reply.Bulk(e->value);
-  }
+  ReplyMemberScan(ctx, std::move(page->cursor), items);
 }
 
 }  // namespace

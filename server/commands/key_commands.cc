@@ -54,6 +54,8 @@ std::string_view TypeName(KeyType type) {
       return "string";
     case KeyType::kHash:
       return "hash";
+    case KeyType::kSet:
+      return "set";
   }
   return "none";
 }

@@ -1,8 +1,9 @@
 // Records: the base keyspace of Cairn — binary keys mapped to values, each with an optional
-// absolute expiry time. A value is a string (Get, Set, …) or a hash of fields (Hash…). The
-// calls for one kind answer kWrongType on a key holding another; Delete, the expiry calls,
-// Type, Rename and Scan take keys of every kind. Deleting or expiring a hash is O(1) whatever
-// its size: its fields become unreachable at once and compaction removes them.
+// absolute expiry time. A value is a string (Get, Set, …), a hash of fields (Hash…) or a set
+// of members (Set…). The calls for one kind answer kWrongType on a key holding another;
+// Delete, the expiry calls, Type, Rename and Scan take keys of every kind. Deleting or
+// expiring a hash or set is O(1) whatever its size: its members become unreachable at once
+// and compaction removes them.
 //
 // Store (store.h) implements Records, each call atomic on its own; Transaction
 // (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
@@ -103,7 +104,7 @@ struct ScanRequest {
 };
 
 // The kind of value a key holds.
-enum class KeyType { kNone, kString, kHash };
+enum class KeyType { kNone, kString, kHash, kSet };
 
 struct ScanEntry {
   std::string key;
@@ -138,10 +139,11 @@ struct HashEntry {
   std::string value;
 };
 
-struct HashScanRequest {
-  // Where to resume: empty for the first call, then HashPage::cursor of the previous call.
+// A page of a hash's fields or a set's members.
+struct MemberScanRequest {
+  // Where to resume: empty for the first call, then the cursor of the previous page.
   std::string_view cursor;
-  // How many fields to return at most. REQUIRES: 1 <= count <= kMaxScanCount. Default: 100.
+  // How many to return at most. REQUIRES: 1 <= count <= kMaxScanCount. Default: 100.
   std::size_t count = 100;
 };
 
@@ -149,6 +151,13 @@ struct HashPage {
   // Fields in byte order.
   std::vector<HashEntry> entries;
   // Empty when the hash has no more fields; otherwise pass it back to continue.
+  std::string cursor;
+};
+
+struct SetPage {
+  // Members in byte order.
+  std::vector<std::string> members;
+  // Empty when the set has no more members; otherwise pass it back to continue.
   std::string cursor;
 };
 
@@ -224,7 +233,22 @@ class Records {
   virtual Result<std::uint64_t> HashLength(std::string_view key) = 0;
   // One page of the hash's fields, in byte order. Fields written or removed during a scan may
   // or may not be seen; every field present for the whole scan is returned exactly once.
-  virtual Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) = 0;
+  virtual Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request) = 0;
+
+  // Sets, as hashes without values: a set exists while it has a member. A member is at most
+  // kMaxKeyBytes.
+
+  // Adds the members; returns how many were not in the set.
+  virtual Result<std::size_t> SetAdd(std::string_view key,
+                                     std::span<const std::string_view> members) = 0;
+  // Removes the members; returns how many were in the set.
+  virtual Result<std::size_t> SetRemove(std::string_view key,
+                                        std::span<const std::string_view> members) = 0;
+  virtual Result<bool> SetContains(std::string_view key, std::string_view member) = 0;
+  // How many members the set has (0 when absent).
+  virtual Result<std::uint64_t> SetSize(std::string_view key) = 0;
+  // One page of the set's members, in byte order, with HashScan's guarantees.
+  virtual Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) = 0;
 };
 
 }  // namespace cairn

@@ -66,7 +66,14 @@ class Store final : public Records {
   Result<std::size_t> HashDelete(std::string_view key,
                                  std::span<const std::string_view> fields) override;
   Result<std::uint64_t> HashLength(std::string_view key) override;
-  Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) override;
+  Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request) override;
+  Result<std::size_t> SetAdd(std::string_view key,
+                             std::span<const std::string_view> members) override;
+  Result<std::size_t> SetRemove(std::string_view key,
+                                std::span<const std::string_view> members) override;
+  Result<bool> SetContains(std::string_view key, std::string_view member) override;
+  Result<std::uint64_t> SetSize(std::string_view key) override;
+  Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override;
 
   // Starts a transaction. Its commit is durable as Options::durability says.
   Result<std::unique_ptr<Transaction>> BeginTransaction();

@@ -51,7 +51,14 @@ class Transaction final : public Records {
   Result<std::size_t> HashDelete(std::string_view key,
                                  std::span<const std::string_view> fields) override;
   Result<std::uint64_t> HashLength(std::string_view key) override;
-  Result<HashPage> HashScan(std::string_view key, const HashScanRequest& request) override;
+  Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request) override;
+  Result<std::size_t> SetAdd(std::string_view key,
+                             std::span<const std::string_view> members) override;
+  Result<std::size_t> SetRemove(std::string_view key,
+                                std::span<const std::string_view> members) override;
+  Result<bool> SetContains(std::string_view key, std::string_view member) override;
+  Result<std::uint64_t> SetSize(std::string_view key) override;
+  Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override;
 
   // Makes every write of the transaction visible at once, durable as Options::durability says.
   // Fails with kFailedPrecondition if already committed or rolled back.

@@ -244,7 +244,14 @@ Result<std::int64_t> IncrBy(Rows& rows, std::int64_t now_ms, std::string_view ke
 }
 
 KeyType KeyTypeOf(ValueType type) {
-  return type == ValueType::kHash ? KeyType::kHash : KeyType::kString;
+  switch (type) {
+    case ValueType::kHash:
+      return KeyType::kHash;
+    case ValueType::kSet:
+      return KeyType::kSet;
+    default:
+      return KeyType::kString;
+  }
 }
 
 Result<KeyType> Type(Rows& rows, std::int64_t now_ms, std::string_view key) {

@@ -1,5 +1,5 @@
-// The metadata row of a composite keyspace value (a hash), kept in `records` under the key's
-// keyspace row, after the value header: version (big-endian uint64) · member count
+// The metadata row of a composite keyspace value (a hash or a set), kept in `records` under the
+// key's keyspace row, after the value header: version (big-endian uint64) · member count
 // (big-endian uint64). The header carries the type and the key's expiry, so every keyspace
 // command that only looks at headers (EXISTS, TTL, EXPIRE, PERSIST, DEL) treats composite keys
 // as it treats strings, and deleting or expiring a key of any size is one row.

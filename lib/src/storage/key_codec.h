@@ -25,6 +25,7 @@ enum class RowTag : char {
   kDeadIndex = 'x',
   // members (member_key.h): the fields of composite keyspace values.
   kHashField = 'h',
+  kSetMember = 's',
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

@@ -16,6 +16,8 @@ std::optional<ValueType> OwnerType(RowTag tag) {
   switch (tag) {
     case RowTag::kHashField:
       return ValueType::kHash;
+    case RowTag::kSetMember:
+      return ValueType::kSet;
     default:
       return std::nullopt;
   }

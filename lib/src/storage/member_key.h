@@ -1,4 +1,4 @@
-// Keys of `members` rows: the fields of composite keyspace values (hashes today).
+// Keys of `members` rows: the members of composite keyspace values (hash fields, set members).
 //
 // Layout: tag (1 byte) · user key length (big-endian uint32) · user key · version (big-endian
 // uint64) · member. Every member of one incarnation of a key shares the prefix before the

@@ -26,12 +26,13 @@ enum class ValueType : std::uint8_t {
   kDelivery = 7,     // A job's delivery state in one group (cereal payload).
   kQueueIndex = 8,   // A ready, lease or dead-letter entry; the payload is the job id.
   kHash = 9,         // A keyspace hash's metadata (composite_meta.h); fields in `members`.
-  kMember = 10,      // A row of `members`: a field of a composite value; payload = its value.
+  kMember = 10,      // A row of `members`: a member of a composite value; payload = its value.
+  kSet = 11,         // A keyspace set's metadata (composite_meta.h); members in `members`.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kMember);
+         type <= static_cast<std::uint8_t>(ValueType::kSet);
 }
 
 struct ValueHeader {

@@ -1,0 +1,297 @@
+#include "records/member_map_ops.h"
+
+#include <memory>
+#include <vector>
+
+#include "cairn/limits.h"
+#include "records/record_validation.h"
+#include "storage/composite_meta.h"
+#include "storage/key_codec.h"
+#include "storage/member_key.h"
+#include "storage/rocks_status.h"
+#include "storage/value_header.h"
+#include "util/printable.h"
+#include "util/status_macros.h"
+
+namespace cairn::internal::member_map_ops {
+namespace {
+
+// A member map's keyspace row, read (and, in a transaction, locked).
+struct MapState {
+  std::string row_key;
+  std::int64_t expires_at_ms = 0;
+  std::optional<CompositeMeta> meta;  // nullopt: no live value under the key.
+};
+
+Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms,
+                         std::string_view key) {
+  CAIRN_RETURN_IF_ERROR(ValidateKey(key));
+  MapState state;
+  state.row_key = EncodeRowKey(RowTag::kKeyspace, key);
+  std::string stored;
+  rocksdb::Status s = records.Read(state.row_key, &stored);
+  if (s.IsNotFound()) return state;
+  if (!s.ok()) return FromRocks(s, "read '" + Printable(key) + "'");
+  CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, key));
+  if (IsExpired(header.expires_at_ms, now_ms)) return state;
+  if (header.type != kind.type) return WrongTypeError();
+  state.meta = DecodeCompositeMeta(Payload(stored));
+  if (!state.meta) {
+    return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) +
+                              "' has metadata of " + std::to_string(Payload(stored).size()) +
+                              " bytes; refusing to use or overwrite it");
+  }
+  state.expires_at_ms = header.expires_at_ms;
+  return state;
+}
+
+Status ValidateMember(const MapKind& kind, std::string_view member) {
+  if (member.size() > kMaxKeyBytes) {
+    return Status::InvalidArgument(std::string(kind.noun) + " " + std::string(kind.member_noun) +
+                                   " is " + std::to_string(member.size()) +
+                                   " bytes; the limit is " + std::to_string(kMaxKeyBytes));
+  }
+  return Status::Ok();
+}
+
+Status WriteMeta(const MapKind& kind, Rows& records, std::string_view key, const MapState& state,
+                 const CompositeMeta& meta) {
+  rocksdb::Status s = meta.size == 0
+                          ? records.Remove(state.row_key)
+                          : records.Write(state.row_key, EncodeValue(kind.type, state.expires_at_ms,
+                                                                     EncodeCompositeMeta(meta)));
+  if (s.ok()) return Status::Ok();
+  return FromRocks(s, "write " + std::string(kind.noun) + " '" + Printable(key) + "'");
+}
+
+// Reads a member row (the transaction's own writes included); nullopt when absent.
+Result<std::optional<std::string>> ReadMember(Rows& members, std::string_view key,
+                                              const std::string& row_key) {
+  std::string stored;
+  rocksdb::Status s = members.ReadUnlocked(row_key, &stored);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  if (!s.ok()) return FromRocks(s, "read a member of '" + Printable(key) + "'");
+  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key).status());
+  stored.erase(0, kValueHeaderBytes);
+  return std::optional<std::string>(std::move(stored));
+}
+
+Status ValidateMemberScan(const MemberScanRequest& request) {
+  if (request.count == 0 || request.count > kMaxScanCount) {
+    return Status::InvalidArgument("member scan count must be between 1 and " +
+                                   std::to_string(kMaxScanCount) + ", got " +
+                                   std::to_string(request.count));
+  }
+  // A cursor is a member followed by one more byte.
+  if (request.cursor.size() > kMaxKeyBytes + 1) {
+    return Status::InvalidArgument(
+        "member scan cursor is " + std::to_string(request.cursor.size()) +
+        " bytes; no cursor is longer than " + std::to_string(kMaxKeyBytes + 1));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const MapKind* KindOf(ValueType type) {
+  switch (type) {
+    case ValueType::kHash:
+      return &kHashKind;
+    case ValueType::kSet:
+      return &kSetKind;
+    default:
+      return nullptr;
+  }
+}
+
+Result<std::optional<std::string>> Get(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
+                                       std::string_view key, std::string_view field) {
+  CAIRN_RETURN_IF_ERROR(ValidateMember(kind, field));
+  CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
+  if (!state.meta) return std::optional<std::string>();
+  std::string row = EncodeMemberPrefix(kind.tag, key, state.meta->version);
+  row.append(field);
+  return ReadMember(ks.members, key, row);
+}
+
+Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
+                        std::string_view key, std::span<const HashField> fields) {
+  if (fields.empty()) {
+    return Status::InvalidArgument("a " + std::string(kind.noun) + " write needs at least one " +
+                                   std::string(kind.member_noun));
+  }
+  for (const HashField& f : fields) {
+    CAIRN_RETURN_IF_ERROR(ValidateMember(kind, f.field));
+    CAIRN_RETURN_IF_ERROR(ValidateValue(f.value, "hash value"));
+  }
+  CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
+  CompositeMeta meta;
+  if (state.meta) {
+    meta = *state.meta;
+  } else {
+    // A new incarnation: rows left by an earlier value of this key are not ours.
+    CAIRN_ASSIGN_OR_RETURN(meta.version, ks.versions.Next());
+    state.expires_at_ms = 0;
+  }
+  const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
+  std::string row;
+  std::size_t added = 0;
+  for (const HashField& f : fields) {
+    row.assign(prefix).append(f.field);
+    std::string ignored;
+    rocksdb::Status found = ks.members.ReadUnlocked(row, &ignored);
+    if (found.IsNotFound()) {
+      ++added;
+    } else if (!found.ok()) {
+      return FromRocks(found, "read a member of '" + Printable(key) + "'");
+    }
+    rocksdb::Status s = ks.members.Write(row, EncodeValue(ValueType::kMember, 0, f.value));
+    if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(key) + "'");
+  }
+  if (added > 0) {
+    meta.size += added;
+    CAIRN_RETURN_IF_ERROR(WriteMeta(kind, ks.records, key, state, meta));
+  }
+  return added;
+}
+
+Result<std::size_t> Remove(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
+                           std::string_view key, std::span<const std::string_view> fields) {
+  for (std::string_view field : fields) CAIRN_RETURN_IF_ERROR(ValidateMember(kind, field));
+  CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
+  if (!state.meta) return std::size_t{0};
+  CompositeMeta meta = *state.meta;
+  const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
+  std::string row;
+  std::size_t removed = 0;
+  for (std::string_view field : fields) {
+    row.assign(prefix).append(field);
+    std::string ignored;
+    rocksdb::Status found = ks.members.ReadUnlocked(row, &ignored);
+    if (found.IsNotFound()) continue;
+    if (!found.ok()) return FromRocks(found, "read a member of '" + Printable(key) + "'");
+    rocksdb::Status s = ks.members.Remove(row);
+    if (!s.ok()) return FromRocks(s, "delete a member of '" + Printable(key) + "'");
+    ++removed;
+  }
+  if (removed > 0) {
+    if (removed > meta.size) {
+      return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) + "' counts " +
+                                std::to_string(meta.size) + " members but held more");
+    }
+    meta.size -= removed;
+    CAIRN_RETURN_IF_ERROR(WriteMeta(kind, ks.records, key, state, meta));
+  }
+  return removed;
+}
+
+Result<std::uint64_t> Size(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
+                           std::string_view key) {
+  CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
+  return state.meta ? state.meta->size : 0;
+}
+
+Result<HashPage> Scan(const MapKind& kind, Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                      const MemberScanRequest& request) {
+  CAIRN_RETURN_IF_ERROR(ValidateMemberScan(request));
+  CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
+  HashPage page;
+  if (!state.meta) return page;
+  const std::string prefix = EncodeMemberPrefix(kind.tag, key, state.meta->version);
+  std::unique_ptr<rocksdb::Iterator> it = ks.members.NewPrefixIterator(prefix);
+  std::string start = prefix;
+  start.append(request.cursor);
+  for (it->Seek(start); it->Valid(); it->Next()) {
+    const std::string_view field =
+        std::string_view(it->key().data(), it->key().size()).substr(prefix.size());
+    if (page.entries.size() == request.count) {
+      // More follow: resume at the least field after the last one returned.
+      page.cursor = page.entries.back().field;
+      page.cursor.push_back('\0');
+      break;
+    }
+    const std::string_view stored(it->value().data(), it->value().size());
+    CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key).status());
+    page.entries.push_back(HashEntry{std::string(field), std::string(Payload(stored))});
+  }
+  CAIRN_RETURN_IF_ERROR(
+      FromRocks(it->status(), "scan " + std::string(kind.noun) + " '" + Printable(key) + "'"));
+  return page;
+}
+
+Result<std::size_t> AddToSet(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                             std::span<const std::string_view> members) {
+  std::vector<HashField> fields;
+  fields.reserve(members.size());
+  for (std::string_view member : members) fields.push_back({member, {}});
+  return Put(kSetKind, ks, now_ms, key, fields);
+}
+
+Result<bool> SetContains(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                         std::string_view member) {
+  CAIRN_ASSIGN_OR_RETURN(std::optional<std::string> found, Get(kSetKind, ks, now_ms, key, member));
+  return found.has_value();
+}
+
+Result<SetPage> ScanSet(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                        const MemberScanRequest& request) {
+  CAIRN_ASSIGN_OR_RETURN(HashPage fields, Scan(kSetKind, ks, now_ms, key, request));
+  SetPage page;
+  page.members.reserve(fields.entries.size());
+  for (HashEntry& e : fields.entries) page.members.push_back(std::move(e.field));
+  page.cursor = std::move(fields.cursor);
+  return page;
+}
+
+Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view from,
+                             std::string_view to, bool only_if_absent) {
+  CAIRN_RETURN_IF_ERROR(ValidateKey(from));
+  CAIRN_RETURN_IF_ERROR(ValidateKey(to));
+  const std::string from_row = EncodeRowKey(RowTag::kKeyspace, from);
+  const std::string to_row = EncodeRowKey(RowTag::kKeyspace, to);
+  std::string stored;
+  rocksdb::Status s = ks.records.Read(from_row, &stored);
+  if (s.IsNotFound()) return RenameOutcome::kNoSuchKey;
+  if (!s.ok()) return FromRocks(s, "read '" + Printable(from) + "'");
+  CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, from));
+  if (IsExpired(header.expires_at_ms, now_ms)) return RenameOutcome::kNoSuchKey;
+  if (only_if_absent) {
+    std::string target;
+    s = ks.records.Read(to_row, &target);
+    if (s.ok()) {
+      CAIRN_ASSIGN_OR_RETURN(ValueHeader target_header, DecodeHeader(target, to));
+      if (!IsExpired(target_header.expires_at_ms, now_ms)) return RenameOutcome::kTargetExists;
+    } else if (!s.IsNotFound()) {
+      return FromRocks(s, "read '" + Printable(to) + "'");
+    }
+  }
+  if (from == to) return RenameOutcome::kRenamed;
+
+  if (const MapKind* kind = KindOf(header.type)) {
+    std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
+    if (!meta) {
+      return Status::Corruption(std::string(kind->noun) + " '" + Printable(from) +
+                                "' has unreadable metadata");
+    }
+    const std::string source = EncodeMemberPrefix(kind->tag, from, meta->version);
+    CompositeMeta moved{0, meta->size};
+    CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
+    const std::string target = EncodeMemberPrefix(kind->tag, to, moved.version);
+    std::unique_ptr<rocksdb::Iterator> it = ks.members.NewPrefixIterator(source);
+    std::string row;
+    for (it->Seek(source); it->Valid(); it->Next()) {
+      row.assign(target).append(it->key().data() + source.size(), it->key().size() - source.size());
+      s = ks.members.Write(row, it->value());
+      if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(to) + "'");
+    }
+    CAIRN_RETURN_IF_ERROR(FromRocks(it->status(), "read '" + Printable(from) + "'"));
+    stored = EncodeValue(header.type, header.expires_at_ms, EncodeCompositeMeta(moved));
+  }
+  s = ks.records.Write(to_row, stored);
+  if (!s.ok()) return FromRocks(s, "write '" + Printable(to) + "'");
+  s = ks.records.Remove(from_row);
+  if (!s.ok()) return FromRocks(s, "delete '" + Printable(from) + "'");
+  return RenameOutcome::kRenamed;
+}
+
+}  // namespace cairn::internal::member_map_ops
