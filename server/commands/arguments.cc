@@ -78,4 +78,18 @@ std::string FormatLongDouble(long double value) {
   return out;
 }
 
+std::string_view AddFloat(const std::optional<std::string>& stored, long double delta,
+                          std::string_view not_float, std::string* formatted) {
+  long double current = 0;
+  if (stored) {
+    const std::optional<long double> parsed = ParseLongDouble(*stored);
+    if (!parsed) return not_float;
+    current = *parsed;
+  }
+  const long double next = current + delta;
+  if (std::isnan(next) || std::isinf(next)) return "ERR increment would produce NaN or Infinity";
+  *formatted = FormatLongDouble(next);
+  return {};
+}
+
 }  // namespace cairn::server

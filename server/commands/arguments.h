@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace cairn::server {
@@ -16,5 +17,11 @@ std::optional<long double> ParseLongDouble(std::string_view s);
 // Formats a long double as Redis does for INCRBYFLOAT replies: fixed notation with up to 17
 // decimals, trailing zeros (and a trailing point) removed.
 std::string FormatLongDouble(long double value);
+
+// INCRBYFLOAT's arithmetic, shared with HINCRBYFLOAT: adds delta to the stored value (absent:
+// 0) and sets *formatted to the result. Returns the error reply instead when the stored value
+// is not a float (`not_float`) or the result is NaN or infinite; empty on success.
+std::string_view AddFloat(const std::optional<std::string>& stored, long double delta,
+                          std::string_view not_float, std::string* formatted);
 
 }  // namespace cairn::server

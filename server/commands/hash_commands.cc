@@ -174,21 +174,8 @@ void HIncrByFloat(CommandContext& ctx) {
     error = {};
     Result<std::optional<std::string>> got = data.HashGet(ctx.args[1], ctx.args[2]);
     if (!got.ok()) return got.status();
-    long double current = 0;
-    if (*got) {
-      const std::optional<long double> parsed = ParseLongDouble(**got);
-      if (!parsed) {
-        error = "ERR hash value is not a float";
-        return Status::Ok();
-      }
-      current = *parsed;
-    }
-    const long double next = current + *delta;
-    if (std::isnan(next) || std::isinf(next)) {
-      error = "ERR increment would produce NaN or Infinity";
-      return Status::Ok();
-    }
-    formatted = FormatLongDouble(next);
+    error = AddFloat(*got, *delta, "ERR hash value is not a float", &formatted);
+    if (!error.empty()) return Status::Ok();
     const HashField field{ctx.args[2], formatted};
     return data.HashSet(ctx.args[1], {&field, 1}).status();
   });

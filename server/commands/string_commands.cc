@@ -202,21 +202,8 @@ void IncrByFloat(CommandContext& ctx) {
     error.clear();
     Result<std::optional<std::string>> got = data.Get(ctx.args[1]);
     if (!got.ok()) return got.status();
-    long double current = 0;
-    if (*got) {
-      const std::optional<long double> parsed = ParseLongDouble(**got);
-      if (!parsed) {
-        error = kNotFloat;
-        return Status::Ok();
-      }
-      current = *parsed;
-    }
-    const long double next = current + *delta;
-    if (std::isnan(next) || std::isinf(next)) {
-      error = "ERR increment would produce NaN or Infinity";
-      return Status::Ok();
-    }
-    formatted = FormatLongDouble(next);
+    error = AddFloat(*got, *delta, kNotFloat, &formatted);
+    if (!error.empty()) return Status::Ok();
     return data.Set(ctx.args[1], formatted, {.expiry = Expiry::Keep()}).status();
   });
   if (!s.ok()) return ReplyStatus(ctx.reply, s);
