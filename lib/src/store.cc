@@ -6,6 +6,7 @@
 
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
+#include "records/zset_ops.h"
 #include "storage/rocks_status.h"
 #include "store_core.h"
 #include "transaction_core.h"
@@ -15,6 +16,7 @@ namespace cairn {
 
 namespace ops = internal::record_ops;
 namespace maps = internal::member_map_ops;
+namespace zset = internal::zset_ops;
 using internal::ColumnFamily;
 using internal::Keyspace;
 using internal::Rows;
@@ -202,6 +204,34 @@ Result<std::uint64_t> Store::SetSize(std::string_view key) {
 Result<SetPage> Store::SetScan(std::string_view key, const MemberScanRequest& request) {
   return RunKeyspaceDirect(
       *core_, [&](Keyspace& ks, std::int64_t now) { return maps::ScanSet(ks, now, key, request); });
+}
+
+Result<std::optional<double>> Store::ZSetScore(std::string_view key, std::string_view member) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Score(ks, now, key, member); });
+}
+
+Result<std::size_t> Store::ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Put(ks, now, key, entries); });
+}
+
+Result<std::size_t> Store::ZSetRemove(std::string_view key, std::span<const std::string_view> members) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Remove(ks, now, key, members); });
+}
+
+Result<std::uint64_t> Store::ZSetSize(std::string_view key) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Size(ks, now, key); });
+}
+
+Result<std::vector<ScoredMember>> Store::ZSetRange(std::string_view key, const ZRangeRequest& request) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Range(ks, now, key, request); });
+}
+
+Result<std::optional<std::uint64_t>> Store::ZSetRank(std::string_view key, std::string_view member, bool reverse) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Rank(ks, now, key, member, reverse); });
+}
+
+Result<ZSetPage> Store::ZSetScan(std::string_view key, const MemberScanRequest& request) {
+  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {

@@ -83,6 +83,31 @@ class BusyNotingRecords final : public Records {
   Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override {
     return Note(txn_.SetScan(key, request));
   }
+  Result<std::optional<double>> ZSetScore(std::string_view key,
+                                          std::string_view member) override {
+    return Note(txn_.ZSetScore(key, member));
+  }
+  Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) override {
+    return Note(txn_.ZSetPut(key, entries));
+  }
+  Result<std::size_t> ZSetRemove(std::string_view key,
+                                 std::span<const std::string_view> members) override {
+    return Note(txn_.ZSetRemove(key, members));
+  }
+  Result<std::uint64_t> ZSetSize(std::string_view key) override {
+    return Note(txn_.ZSetSize(key));
+  }
+  Result<std::vector<ScoredMember>> ZSetRange(std::string_view key,
+                                              const ZRangeRequest& request) override {
+    return Note(txn_.ZSetRange(key, request));
+  }
+  Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key, std::string_view member,
+                                                bool reverse) override {
+    return Note(txn_.ZSetRank(key, member, reverse));
+  }
+  Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) override {
+    return Note(txn_.ZSetScan(key, request));
+  }
 
  private:
   template <typename T>

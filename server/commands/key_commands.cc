@@ -56,6 +56,8 @@ std::string_view TypeName(KeyType type) {
       return "hash";
     case KeyType::kSet:
       return "set";
+    case KeyType::kZSet:
+      return "zset";
   }
   return "none";
 }

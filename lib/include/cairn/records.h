@@ -1,6 +1,6 @@
 // Records: the base keyspace of Cairn — binary keys mapped to values, each with an optional
-// absolute expiry time. A value is a string (Get, Set, …), a hash of fields (Hash…) or a set
-// of members (Set…). The calls for one kind answer kWrongType on a key holding another;
+// absolute expiry time. A value is a string (Get, Set, …), a hash of fields (Hash…), a set
+// of members (Set…) or a sorted set of scored members (ZSet…). The calls for one kind answer kWrongType on a key holding another;
 // Delete, the expiry calls, Type, Rename and Scan take keys of every kind. Deleting or
 // expiring a hash or set is O(1) whatever its size: its members become unreachable at once
 // and compaction removes them.
@@ -19,6 +19,7 @@
 // (lock wait timeout or deadlock): roll back and retry, or use Store::RunTransaction.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -104,7 +105,7 @@ struct ScanRequest {
 };
 
 // The kind of value a key holds.
-enum class KeyType { kNone, kString, kHash, kSet };
+enum class KeyType { kNone, kString, kHash, kSet, kZSet };
 
 struct ScanEntry {
   std::string key;
@@ -159,6 +160,55 @@ struct SetPage {
   std::vector<std::string> members;
   // Empty when the set has no more members; otherwise pass it back to continue.
   std::string cursor;
+};
+
+// A member and its score, to write.
+struct ZSetEntry {
+  std::string_view member;
+  double score = 0;  // REQUIRES: not NaN.
+};
+
+struct ScoredMember {
+  std::string member;
+  double score = 0;
+};
+
+struct ZSetPage {
+  // Members in byte order of the member.
+  std::vector<ScoredMember> entries;
+  // Empty when the sorted set has no more members; otherwise pass it back to continue.
+  std::string cursor;
+};
+
+// Which members of a sorted set ZSetRange returns, in score order (ties in member byte
+// order), or the reverse.
+struct ZRangeRequest {
+  enum class By {
+    kRank,   // ranks start…stop, both included; negative ranks count from the end (-1: last)
+    kScore,  // scores between min_score and max_score
+    kLex,    // members between min_member and max_member (meant for equal scores, as Redis's)
+  };
+  struct ScoreBound {
+    double value = 0;
+    bool exclusive = false;
+  };
+  struct MemberBound {
+    std::string_view value;
+    bool exclusive = false;
+    bool unbounded = false;  // No bound on this side.
+  };
+  By by = By::kRank;
+  std::int64_t start = 0;
+  std::int64_t stop = -1;
+  ScoreBound min_score{-HUGE_VAL, false};
+  ScoreBound max_score{HUGE_VAL, false};
+  MemberBound min_member{{}, false, true};
+  MemberBound max_member{{}, false, true};
+  // Highest first; ranks then count from the highest.
+  bool reverse = false;
+  // kScore and kLex: skip this many matches, then return at most `limit` (negative: all).
+  std::int64_t offset = 0;
+  std::int64_t limit = -1;
 };
 
 class Records {
@@ -249,6 +299,31 @@ class Records {
   virtual Result<std::uint64_t> SetSize(std::string_view key) = 0;
   // One page of the set's members, in byte order, with HashScan's guarantees.
   virtual Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) = 0;
+
+  // Sorted sets: members (at most kMaxKeyBytes) with scores, ordered by score and then by
+  // member bytes. A sorted set exists while it has a member.
+
+  // The member's score, or nullopt.
+  virtual Result<std::optional<double>> ZSetScore(std::string_view key,
+                                                  std::string_view member) = 0;
+  // Writes the scores in order (a member named twice ends with its last score); returns how
+  // many members were new. A NaN score is kInvalidArgument.
+  virtual Result<std::size_t> ZSetPut(std::string_view key,
+                                      std::span<const ZSetEntry> entries) = 0;
+  // Removes the members; returns how many were present.
+  virtual Result<std::size_t> ZSetRemove(std::string_view key,
+                                         std::span<const std::string_view> members) = 0;
+  virtual Result<std::uint64_t> ZSetSize(std::string_view key) = 0;
+  // The members the request selects, in its order. O(members visited): a rank range walks
+  // from the start (or the end, reversed).
+  virtual Result<std::vector<ScoredMember>> ZSetRange(std::string_view key,
+                                                      const ZRangeRequest& request) = 0;
+  // The member's rank (0: lowest score; with `reverse`, 0: highest), or nullopt. O(rank).
+  virtual Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key,
+                                                        std::string_view member,
+                                                        bool reverse) = 0;
+  // One page of members in byte order of the member, with HashScan's guarantees.
+  virtual Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) = 0;
 };
 
 }  // namespace cairn

@@ -14,14 +14,6 @@
 #include "util/status_macros.h"
 
 namespace cairn::internal::member_map_ops {
-namespace {
-
-// A member map's keyspace row, read (and, in a transaction, locked).
-struct MapState {
-  std::string row_key;
-  std::int64_t expires_at_ms = 0;
-  std::optional<CompositeMeta> meta;  // nullopt: no live value under the key.
-};
 
 Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms,
                          std::string_view key) {
@@ -91,7 +83,27 @@ Status ValidateMemberScan(const MemberScanRequest& request) {
   return Status::Ok();
 }
 
-}  // namespace
+
+Status StartNew(Keyspace& ks, MapState& state, CompositeMeta& meta) {
+  // A new incarnation: rows left by an earlier value of this key are not ours.
+  CAIRN_ASSIGN_OR_RETURN(meta.version, ks.versions.Next());
+  meta.size = 0;
+  state.expires_at_ms = 0;
+  return Status::Ok();
+}
+
+// Writes a copy of every row under `source` under `target` instead.
+Status CopyRows(Rows& members, const std::string& source, const std::string& target,
+                std::string_view to) {
+  std::unique_ptr<rocksdb::Iterator> it = members.NewPrefixIterator(source);
+  std::string row;
+  for (it->Seek(source); it->Valid(); it->Next()) {
+    row.assign(target).append(it->key().data() + source.size(), it->key().size() - source.size());
+    rocksdb::Status s = members.Write(row, it->value());
+    if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(to) + "'");
+  }
+  return FromRocks(it->status(), "copy the members of '" + Printable(to) + "'");
+}
 
 const MapKind* KindOf(ValueType type) {
   switch (type) {
@@ -99,6 +111,8 @@ const MapKind* KindOf(ValueType type) {
       return &kHashKind;
     case ValueType::kSet:
       return &kSetKind;
+    case ValueType::kZSet:
+      return &kZSetKind;
     default:
       return nullptr;
   }
@@ -129,9 +143,7 @@ Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
   if (state.meta) {
     meta = *state.meta;
   } else {
-    // A new incarnation: rows left by an earlier value of this key are not ours.
-    CAIRN_ASSIGN_OR_RETURN(meta.version, ks.versions.Next());
-    state.expires_at_ms = 0;
+    CAIRN_RETURN_IF_ERROR(StartNew(ks, state, meta));
   }
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
   std::string row;
@@ -277,14 +289,12 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
     CompositeMeta moved{0, meta->size};
     CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
     const std::string target = EncodeMemberPrefix(kind->tag, to, moved.version);
-    std::unique_ptr<rocksdb::Iterator> it = ks.members.NewPrefixIterator(source);
-    std::string row;
-    for (it->Seek(source); it->Valid(); it->Next()) {
-      row.assign(target).append(it->key().data() + source.size(), it->key().size() - source.size());
-      s = ks.members.Write(row, it->value());
-      if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(to) + "'");
+    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members, source, target, to));
+    if (kind->index_tag) {
+      CAIRN_RETURN_IF_ERROR(
+          CopyRows(ks.members, EncodeMemberPrefix(*kind->index_tag, from, meta->version),
+                   EncodeMemberPrefix(*kind->index_tag, to, moved.version), to));
     }
-    CAIRN_RETURN_IF_ERROR(FromRocks(it->status(), "read '" + Printable(from) + "'"));
     stored = EncodeValue(header.type, header.expires_at_ms, EncodeCompositeMeta(moved));
   }
   s = ks.records.Write(to_row, stored);

@@ -16,6 +16,7 @@
 
 #include "cairn/records.h"
 #include "records/keyspace.h"
+#include "storage/composite_meta.h"
 #include "storage/key_codec.h"
 #include "storage/value_header.h"
 
@@ -26,9 +27,35 @@ struct MapKind {
   RowTag tag;                    // Of the member rows.
   std::string_view noun;         // "hash", in messages.
   std::string_view member_noun;  // "field".
+  std::optional<RowTag> index_tag = std::nullopt;  // Of a second set of rows (zset_ops.h).
 };
 inline constexpr MapKind kHashKind{ValueType::kHash, RowTag::kHashField, "hash", "field"};
 inline constexpr MapKind kSetKind{ValueType::kSet, RowTag::kSetMember, "set", "member"};
+// A sorted set's member rows hold scores; its score index is zset_ops.h's.
+inline constexpr MapKind kZSetKind{ValueType::kZSet, RowTag::kZSetMember, "sorted set", "member",
+                                   RowTag::kZSetScore};
+
+// A member map's keyspace row, read (and, in a transaction, locked).
+struct MapState {
+  std::string row_key;
+  std::int64_t expires_at_ms = 0;
+  std::optional<CompositeMeta> meta;  // nullopt: no live value under the key.
+};
+
+// Reads the keyspace row of key: kWrongType when it holds another kind, kCorruption when its
+// metadata does not decode.
+Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms,
+                         std::string_view key);
+// Writes the metadata (deletes the key when meta.size is 0).
+Status WriteMeta(const MapKind& kind, Rows& records, std::string_view key, const MapState& state,
+                 const CompositeMeta& meta);
+// A member row's value (the transaction's own writes included); nullopt when absent.
+Result<std::optional<std::string>> ReadMember(Rows& members, std::string_view key,
+                                              const std::string& row_key);
+Status ValidateMember(const MapKind& kind, std::string_view member);
+Status ValidateMemberScan(const MemberScanRequest& request);
+// For a new value: a fresh version, no expiry.
+Status StartNew(Keyspace& ks, MapState& state, CompositeMeta& meta);
 
 // The kind whose metadata has this type, or nullptr (a string).
 const MapKind* KindOf(ValueType type);

@@ -249,6 +249,8 @@ KeyType KeyTypeOf(ValueType type) {
       return KeyType::kHash;
     case ValueType::kSet:
       return KeyType::kSet;
+    case ValueType::kZSet:
+      return KeyType::kZSet;
     default:
       return KeyType::kString;
   }

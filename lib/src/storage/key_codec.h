@@ -26,6 +26,8 @@ enum class RowTag : char {
   // members (member_key.h): the fields of composite keyspace values.
   kHashField = 'h',
   kSetMember = 's',
+  kZSetMember = 'z',  // a sorted set's member → its score
+  kZSetScore = 'Z',   // its score index: score (score_codec.h) then member
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

@@ -18,6 +18,9 @@ std::optional<ValueType> OwnerType(RowTag tag) {
       return ValueType::kHash;
     case RowTag::kSetMember:
       return ValueType::kSet;
+    case RowTag::kZSetMember:
+    case RowTag::kZSetScore:
+      return ValueType::kZSet;
     default:
       return std::nullopt;
   }

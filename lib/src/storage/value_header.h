@@ -28,11 +28,12 @@ enum class ValueType : std::uint8_t {
   kHash = 9,         // A keyspace hash's metadata (composite_meta.h); fields in `members`.
   kMember = 10,      // A row of `members`: a member of a composite value; payload = its value.
   kSet = 11,         // A keyspace set's metadata (composite_meta.h); members in `members`.
+  kZSet = 12,        // A keyspace sorted set's metadata; members and score index in `members`.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kSet);
+         type <= static_cast<std::uint8_t>(ValueType::kZSet);
 }
 
 struct ValueHeader {
