@@ -224,12 +224,10 @@ void HRandField(CommandContext& ctx) {
 
 // HSCAN key cursor [MATCH pattern] [COUNT count]
 void HScan(CommandContext& ctx) {
-  std::optional<MemberScanArgs> args = ParseMemberScan(ctx);
+  std::optional<MemberScanArgs> args = ParseMemberScan(ctx, &Records::HashLength);
   if (!args) return;
-  Result<std::uint64_t> length = ctx.data.HashLength(ctx.args[1]);
-  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
-  Result<HashPage> page = ctx.data.HashScan(
-      ctx.args[1], {.cursor = args->resume, .count = MemberScanPageSize(*args, *length)});
+  Result<HashPage> page =
+      ctx.data.HashScan(ctx.args[1], {.cursor = args->resume, .count = MemberScanPageSize(*args)});
   if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
   std::vector<std::string_view> items;
   for (const HashEntry& e : page->entries) {

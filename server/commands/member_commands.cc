@@ -11,7 +11,7 @@
 
 namespace cairn::server {
 
-std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx) {
+std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx, SizeCall size_of) {
   MemberScanArgs args;
   const std::optional<std::int64_t> cursor = ParseInt64(ctx.args[2]);
   if (!cursor || *cursor < 0) {
@@ -27,6 +27,18 @@ std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx) {
     }
     args.resume = std::move(*resume);
   }
+  // Redis looks the key up before it reads the options: a missing key answers an empty scan
+  // whatever follows, a key of another kind WRONGTYPE.
+  Result<std::uint64_t> size = (ctx.data.*size_of)(ctx.args[1]);
+  if (!size.ok()) {
+    ReplyStatus(ctx.reply, size.status());
+    return std::nullopt;
+  }
+  if (*size == 0) {
+    ReplyMemberScan(ctx, {}, {});
+    return std::nullopt;
+  }
+  args.size = *size;
   for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
     if (i + 1 >= ctx.args.size()) {
       ctx.reply.Error(kSyntaxError);
@@ -54,8 +66,8 @@ std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx) {
   return args;
 }
 
-std::size_t MemberScanPageSize(const MemberScanArgs& args, std::uint64_t size) {
-  if (size <= kWholeScanMembers) return kMaxScanCount;
+std::size_t MemberScanPageSize(const MemberScanArgs& args) {
+  if (args.size <= kWholeScanMembers) return kMaxScanCount;
   return static_cast<std::size_t>(std::min<std::int64_t>(args.count, kMaxScanCount));
 }
 

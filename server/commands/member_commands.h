@@ -22,14 +22,19 @@ struct MemberScanArgs {
   std::string resume;                       // Where the previous page stopped ("" at cursor 0).
   std::optional<std::string_view> pattern;  // MATCH
   std::int64_t count = 10;                  // COUNT
+  std::uint64_t size = 0;                   // How many members the value has.
 };
 
-// Parses `<cmd> key cursor [MATCH pattern] [COUNT count]`. On bad input replies with Redis's
-// error and returns nullopt.
-std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx);
+// The size call of a kind (Records::HashLength, SetSize, ZSetSize).
+using SizeCall = Result<std::uint64_t> (Records::*)(std::string_view);
 
-// How many members to read for a page of a value of `size` members.
-std::size_t MemberScanPageSize(const MemberScanArgs& args, std::uint64_t size);
+// Parses `<cmd> key cursor [MATCH pattern] [COUNT count]` in Redis's order: the cursor, then
+// the key (its size, through size_of), then the options. Returns nullopt after replying
+// itself: an error, or the empty scan of a missing key.
+std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx, SizeCall size_of);
+
+// How many members to read for a page.
+std::size_t MemberScanPageSize(const MemberScanArgs& args);
 
 // Replies [next cursor, items…] and remembers `cursor` (empty: the scan is done).
 void ReplyMemberScan(CommandContext& ctx, std::string cursor,

@@ -18,6 +18,7 @@
 #include "cairn/ratelimit.h"
 #include "cairn/store.h"
 #include "commands/command_table.h"
+#include "commands/key_waiters.h"
 #include "commands/scan_cursors.h"
 #include "commands/session.h"
 #include "commands/watch_registry.h"
@@ -96,6 +97,7 @@ class ServerState {
   const Clock& clock() const { return *clock_; }
   std::int64_t started_ms() const { return started_ms_; }
   WatchRegistry& watches() { return watches_; }
+  KeyWaiters& key_waiters() { return key_waiters_; }
   ScanCursors& scan_cursors() { return scan_cursors_; }
   scripting::ScriptCache& scripts() { return scripts_; }
   RunningScripts& running_scripts() { return running_scripts_; }
@@ -177,6 +179,7 @@ class ServerState {
   bool sync_before_reply_ = false;
   Engines engines_;
   WatchRegistry watches_;
+  KeyWaiters key_waiters_;
   ScanCursors scan_cursors_;
   scripting::ScriptCache scripts_;
   RunningScripts running_scripts_;

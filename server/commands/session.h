@@ -40,6 +40,10 @@ class Session {
   // A write command ran since the replies were last sent: under durability `always` the
   // connection syncs the store before it sends them.
   bool wrote = false;
+  // The keys (KeyWaiters::KeyHash) write commands named since the replies were last sent;
+  // once their writes are committed the connection signals them to the clients blocked on
+  // keys (key_waiters.h).
+  std::vector<std::size_t> touched;
 
   // Set by a blocking command that must wait: the connection runs it off the io thread and
   // sends its reply before running the next command (parked_call.h).

@@ -276,12 +276,10 @@ void SInterCard(CommandContext& ctx) {
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
 void SScan(CommandContext& ctx) {
-  std::optional<MemberScanArgs> args = ParseMemberScan(ctx);
+  std::optional<MemberScanArgs> args = ParseMemberScan(ctx, &Records::SetSize);
   if (!args) return;
-  Result<std::uint64_t> size = ctx.data.SetSize(ctx.args[1]);
-  if (!size.ok()) return ReplyStatus(ctx.reply, size.status());
-  Result<SetPage> page = ctx.data.SetScan(
-      ctx.args[1], {.cursor = args->resume, .count = MemberScanPageSize(*args, *size)});
+  Result<SetPage> page =
+      ctx.data.SetScan(ctx.args[1], {.cursor = args->resume, .count = MemberScanPageSize(*args)});
   if (!page.ok()) return ReplyStatus(ctx.reply, page.status());
   std::vector<std::string_view> items;
   for (const std::string& m : page->members) {

@@ -98,6 +98,7 @@ void Connection::Close() {
     park_wake_();
   }
   SetBlocked(false);
+  SignalTouchedKeys();
   ClearTransactionState(server_, session_);
   boost::system::error_code ec;
   idle_timer_.cancel();
@@ -146,6 +147,8 @@ void Connection::Pump() {
     if (std::exchange(batched_, false) || (ran && pass_.sync() && pass_.written())) {
       return AwaitPassCommit();  // Then Pump again sends them.
     }
+    // Whatever the commands wrote is committed by now: the clients blocked on it may go on.
+    SignalTouchedKeys();
     if (!out_.empty()) {
       StartWrite();
     } else if (session_.close_after_reply) {
@@ -157,6 +160,12 @@ void Connection::Pump() {
   const bool want_read = !writing_ && !awaiting_commit_ && !session_.close_after_reply &&
                          !deferred_ && (!parked_ || end_ - begin_ < kParkedInputLimit);
   if (want_read && !reading_) StartRead();
+}
+
+void Connection::SignalTouchedKeys() {
+  if (session_.touched.empty()) return;
+  server_.key_waiters().Signal(session_.touched);
+  session_.touched.clear();
 }
 
 void Connection::StartRead() {

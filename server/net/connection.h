@@ -46,6 +46,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunCommands();
   void AwaitPassCommit();
   void StartRead();
+  // Wakes the clients blocked on the keys this connection's commands wrote.
+  void SignalTouchedKeys();
   void MakeInputRoom();  // Sizes in_ for the next read.
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();

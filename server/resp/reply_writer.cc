@@ -11,10 +11,10 @@ constexpr std::string_view kCrlf = "\r\n";
 // Longest "%.17g" of a double: sign, 17 digits, point, "e-308".
 constexpr std::size_t kMaxDoubleChars = 32;
 
-// Writes d as Redis writes a double in a reply and returns the length. The shortest of
-// "%.15g", "%.16g", "%.17g" that reads back as d keeps 1.5 as "1.5" rather than the
-// "1.5000000000000000" noise of a fixed precision, yet never loses a bit (17 digits always
-// round-trip). std::to_chars is printf's %g without its locale.
+// Writes d as Redis writes a double in a reply and returns the length: printf's "%.17g"
+// layout (plain up to 17 integer digits, "1e+17" beyond, "1e-05" below 1e-4), as Redis 7.0
+// writes it, but with the shortest digits that read back as d, as Redis 7.2 chooses them, so
+// 0.1 is "0.1" rather than 7.0's "0.10000000000000001". std::to_chars has no locale.
 std::size_t FormatDouble(double d, char* buf) {
   std::string_view special;
   if (std::isnan(d)) {
@@ -27,14 +27,14 @@ std::size_t FormatDouble(double d, char* buf) {
     return special.size();
   }
   char* const end = buf + kMaxDoubleChars;
-  for (int precision = 15; precision < 17; ++precision) {
-    const auto written = std::to_chars(buf, end, d, std::chars_format::general, precision);
-    double back = 0;
-    std::from_chars(buf, written.ptr, back);
-    if (back == d) return static_cast<std::size_t>(written.ptr - buf);
-  }
-  return static_cast<std::size_t>(std::to_chars(buf, end, d, std::chars_format::general, 17).ptr -
-                                  buf);
+  const auto scientific = std::to_chars(buf, end, d, std::chars_format::scientific);
+  const std::string_view text(buf, static_cast<std::size_t>(scientific.ptr - buf));
+  int exponent = 0;
+  const std::size_t e = text.find('e');
+  std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
+                  exponent);
+  if (exponent < -4 || exponent >= 17) return text.size();
+  return static_cast<std::size_t>(std::to_chars(buf, end, d, std::chars_format::fixed).ptr - buf);
 }
 
 }  // namespace

@@ -1,0 +1,41 @@
+// Redis's blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX): one try
+// at once; when it finds nothing, the client is parked (parked_call.h) and waits on its keys
+// (key_waiters.h) until a write lets a try serve it, or the timeout passes. Inside MULTI or a
+// script the command never waits: it answers as a timeout does, as in Redis.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "commands/command.h"
+
+namespace cairn::server {
+
+struct BlockingCommand {
+  // The keys it waits on.
+  std::vector<std::string> keys;
+  // How long it may wait; 0: without limit.
+  std::int64_t timeout_ms = 0;
+  // What a timeout answers: a null array (BLPOP, BZPOPMIN) or a null bulk (BLMOVE).
+  bool null_array_on_timeout = true;
+  // Keys a serving try writes besides the ones it waits on (BLMOVE's destination); they are
+  // signalled after it.
+  std::vector<std::string> also_writes;
+  // One try, through `data` (one transaction): writes the whole reply and returns true when
+  // it can serve the client now, writes nothing and returns false otherwise. It may run again
+  // after a conflict, with a fresh reply.
+  std::function<Result<bool>(Records& data, resp::ReplyWriter& reply)> attempt;
+};
+
+// The timeout argument of BLPOP & co.: seconds, fractions allowed, 0 for none. Returns the
+// milliseconds, or nullopt after replying with Redis's error.
+std::optional<std::int64_t> ParseBlockingTimeout(std::string_view arg, resp::ReplyWriter& reply);
+
+// Runs the command: replies now, or parks the client (ctx.session.parked).
+void RunBlocking(CommandContext& ctx, BlockingCommand command);
+
+}  // namespace cairn::server

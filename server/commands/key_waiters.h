@@ -1,0 +1,86 @@
+// The clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN, …), and the wake-ups that writes to
+// those keys send them.
+//
+// Every write command's keys are signalled once its writes are committed (the connection
+// does it before sending the replies: net/connection.cc). A signal wakes the oldest waiter on
+// the key that is not already awake — one waiter per write, in arrival order — and that
+// waiter then tries again in a transaction of its own. A waiter that is served signals the
+// key again, so that an element it left behind reaches the next waiter; one that leaves
+// unserved (timeout, disconnect) with a wake-up pending hands it on the same way.
+//
+// Keys are known by their hashes, so that noting a write's keys allocates nothing; two keys
+// that share a hash only cost a waiter a needless try. No wake-up is lost: a waiter registers
+// before its first try and clears its wake-up before each try, so a write committed after a try
+// began leaves the wake-up set and the waiter tries again rather than sleeping. Thread-safe; a
+// write with nobody waiting costs one atomic load.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace cairn::server {
+
+class KeyWaiter {
+ public:
+  explicit KeyWaiter(std::vector<std::string> keys) : keys_(std::move(keys)) {}
+
+  const std::vector<std::string>& keys() const { return keys_; }
+
+  // Whether a wake-up arrived since the last call; clears it.
+  bool TakeWakeup();
+  // Sleeps until a wake-up, an interruption or `until`.
+  void WaitUntil(std::chrono::steady_clock::time_point until);
+  // Ends the wait for good (the client went away, CLIENT KILL, shutdown).
+  void Interrupt();
+  bool interrupted() const;
+
+ private:
+  friend class KeyWaiters;
+  // Sets the wake-up; false when one was already pending.
+  bool Wake();
+
+  const std::vector<std::string> keys_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool woken_ = false;
+  bool interrupted_ = false;
+};
+
+class KeyWaiters {
+ public:
+  // Queues the waiter on each of its keys, behind those already there.
+  void Add(const std::shared_ptr<KeyWaiter>& waiter);
+  // Takes the waiter off its keys; a wake-up it had not used goes to the next waiter.
+  void Remove(const std::shared_ptr<KeyWaiter>& waiter);
+  static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
+  // Writes to the keys (by KeyHash) were committed: wakes the oldest sleeping waiter on each.
+  void Signal(const std::vector<std::size_t>& key_hashes) {
+    if (waiting_.load(std::memory_order_acquire) == 0) return;
+    for (std::size_t hash : key_hashes) SignalSlow(hash);
+  }
+  void Signal(const std::vector<std::string>& keys) {
+    if (waiting_.load(std::memory_order_acquire) == 0) return;
+    for (const std::string& key : keys) SignalSlow(KeyHash(key));
+  }
+  // How many clients are blocked on keys.
+  std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
+
+ private:
+  void SignalSlow(std::size_t key_hash);
+
+  std::atomic<std::size_t> waiting_{0};
+  std::mutex mu_;
+  std::unordered_map<std::size_t, std::deque<std::shared_ptr<KeyWaiter>>> by_key_;
+};
+
+}  // namespace cairn::server
