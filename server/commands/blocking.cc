@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "commands/arguments.h"
 #include "commands/errors.h"
@@ -33,45 +34,70 @@ void WriteTimeout(resp::ReplyWriter& reply, const BlockingCommand& command) {
   command.null_array_on_timeout ? reply.NullArray() : reply.Null();
 }
 
-// The parked wait: tries again after each wake-up until served, timed out or stopped.
-ParkedCall Park(ServerState& server, BlockingCommand command, int protocol) {
-  auto waiter = std::make_shared<KeyWaiter>(command.keys);
+// Keeps a waiter queued on its keys until Leave(), or until the parked call that owns it is
+// dropped without running (the connection closed first).
+class Registration {
+ public:
+  Registration(KeyWaiters& waiters, std::shared_ptr<KeyWaiter> waiter)
+      : waiters_(waiters), waiter_(std::move(waiter)) {
+    waiters_.Add(waiter_);
+  }
+  ~Registration() { Leave(); }
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+  void Leave() {
+    if (!std::exchange(left_, true)) waiters_.Remove(waiter_);
+  }
+
+ private:
+  KeyWaiters& waiters_;
+  std::shared_ptr<KeyWaiter> waiter_;
+  bool left_ = false;
+};
+
+// The parked wait: tries again after each wake-up until served, timed out or stopped. Its
+// first try was the one on the io thread, made after it queued.
+ParkedCall Park(ServerState& server, BlockingCommand command, int protocol,
+                std::shared_ptr<KeyWaiter> waiter, std::shared_ptr<Registration> queued) {
   ParkedCall parked;
   parked.wake = [waiter] { waiter->Interrupt(); };
-  parked.wait = [&server, waiter, command = std::move(command),
+  parked.wait = [&server, waiter, queued, command = std::move(command),
                  protocol](const std::atomic<bool>& stop) {
     using Steady = std::chrono::steady_clock;
     const Steady::time_point deadline =
         command.timeout_ms > 0 ? Steady::now() + std::chrono::milliseconds(command.timeout_ms)
                                : Steady::time_point::max();
-    server.key_waiters().Add(waiter);
     std::string out;
     bool served = false;
+    bool ended = false;  // Without being served: stopped, or the timeout passed.
     while (true) {
-      waiter->TakeWakeup();
-      Result<bool> tried = TryOnStore(server.store(), command, protocol, &out);
-      if (!tried.ok()) {
-        out.clear();
-        resp::ReplyWriter writer(&out, protocol);
-        ReplyStatus(writer, tried.status());
-        break;
+      waiter->WaitUntil(deadline);
+      if (waiter->TakeWakeup()) {
+        Result<bool> tried = false;
+        // A client gone (or killed) is not served: its reply would be for nobody.
+        const bool ran = !stop.load() && waiter->TryUnlessInterrupted([&] {
+          tried = TryOnStore(server.store(), command, protocol, &out);
+        });
+        if (ran && !tried.ok()) {
+          out.clear();
+          resp::ReplyWriter writer(&out, protocol);
+          ReplyStatus(writer, tried.status());
+          break;
+        }
+        served = ran && *tried;
+        if (served) break;
+        ended = !ran;
       }
-      served = *tried;
-      if (served) break;
-      if (stop.load() || waiter->interrupted() || Steady::now() >= deadline) {
+      if (ended || stop.load() || waiter->interrupted() || Steady::now() >= deadline) {
         out.clear();
         resp::ReplyWriter writer(&out, protocol);
         WriteTimeout(writer, command);
         break;
       }
-      waiter->WaitUntil(deadline);
     }
-    server.key_waiters().Remove(waiter);
-    if (served) {
-      // What it left behind, or wrote elsewhere, may serve the next waiters.
-      server.key_waiters().Signal(command.keys);
-      server.key_waiters().Signal(command.also_writes);
-    }
+    // Leaving signals the keys it waited on, for the waiters behind it.
+    queued->Leave();
+    if (served) server.key_waiters().Signal(command.also_writes);
     return out;
   };
   return parked;
@@ -107,14 +133,20 @@ void RunBlocking(CommandContext& ctx, BlockingCommand command) {
     if (!*served) WriteTimeout(ctx.reply, command);
     return;
   }
+  // Queued before the try, so that a write committed after the try began wakes it; and on
+  // the io thread, so that clients queue in the order their commands arrived.
+  auto waiter = std::make_shared<KeyWaiter>(command.keys);
+  auto queued = std::make_shared<Registration>(ctx.server.key_waiters(), waiter);
   std::string out;
   Result<bool> served = TryOnStore(ctx.server.store(), command, ctx.session.protocol, &out);
-  if (!served.ok()) return ReplyStatus(ctx.reply, served.status());
-  if (*served) {
+  if (!served.ok() || *served) {
+    queued->Leave();
+    if (!served.ok()) return ReplyStatus(ctx.reply, served.status());
     ctx.reply.buffer()->append(out);
     return;
   }
-  ctx.session.parked = Park(ctx.server, std::move(command), ctx.session.protocol);
+  ctx.session.parked =
+      Park(ctx.server, std::move(command), ctx.session.protocol, waiter, std::move(queued));
 }
 
 }  // namespace cairn::server

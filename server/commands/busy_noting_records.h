@@ -83,8 +83,7 @@ class BusyNotingRecords final : public Records {
   Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override {
     return Note(txn_.SetScan(key, request));
   }
-  Result<std::optional<double>> ZSetScore(std::string_view key,
-                                          std::string_view member) override {
+  Result<std::optional<double>> ZSetScore(std::string_view key, std::string_view member) override {
     return Note(txn_.ZSetScore(key, member));
   }
   Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) override {
@@ -94,9 +93,7 @@ class BusyNotingRecords final : public Records {
                                  std::span<const std::string_view> members) override {
     return Note(txn_.ZSetRemove(key, members));
   }
-  Result<std::uint64_t> ZSetSize(std::string_view key) override {
-    return Note(txn_.ZSetSize(key));
-  }
+  Result<std::uint64_t> ZSetSize(std::string_view key) override { return Note(txn_.ZSetSize(key)); }
   Result<std::vector<ScoredMember>> ZSetRange(std::string_view key,
                                               const ZRangeRequest& request) override {
     return Note(txn_.ZSetRange(key, request));

@@ -17,10 +17,18 @@ void KeyWaiter::WaitUntil(std::chrono::steady_clock::time_point until) {
 
 void KeyWaiter::Interrupt() {
   {
+    std::lock_guard<std::mutex> no_try(try_mu_);
     std::lock_guard<std::mutex> lock(mu_);
     interrupted_ = true;
   }
   cv_.notify_all();
+}
+
+bool KeyWaiter::TryUnlessInterrupted(const std::function<void()>& attempt) {
+  std::lock_guard<std::mutex> no_interrupt(try_mu_);
+  if (interrupted()) return false;
+  attempt();
+  return true;
 }
 
 bool KeyWaiter::interrupted() const {
@@ -28,14 +36,12 @@ bool KeyWaiter::interrupted() const {
   return interrupted_;
 }
 
-bool KeyWaiter::Wake() {
+void KeyWaiter::Wake() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (woken_) return false;
     woken_ = true;
   }
   cv_.notify_all();
-  return true;
 }
 
 void KeyWaiters::Add(const std::shared_ptr<KeyWaiter>& waiter) {
@@ -55,16 +61,14 @@ void KeyWaiters::Remove(const std::shared_ptr<KeyWaiter>& waiter) {
     }
     waiting_.fetch_sub(1, std::memory_order_release);
   }
-  if (waiter->TakeWakeup()) Signal(waiter->keys());
+  Signal(waiter->keys());
 }
 
 void KeyWaiters::SignalSlow(std::size_t key_hash) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_key_.find(key_hash);
   if (it == by_key_.end()) return;
-  for (const std::shared_ptr<KeyWaiter>& waiter : it->second) {
-    if (waiter->Wake()) return;
-  }
+  it->second.front()->Wake();
 }
 
 }  // namespace cairn::server

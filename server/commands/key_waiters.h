@@ -3,16 +3,16 @@
 //
 // Every write command's keys are signalled once its writes are committed (the connection
 // does it before sending the replies: net/connection.cc). A signal wakes the oldest waiter on
-// the key that is not already awake — one waiter per write, in arrival order — and that
-// waiter then tries again in a transaction of its own. A waiter that is served signals the
-// key again, so that an element it left behind reaches the next waiter; one that leaves
-// unserved (timeout, disconnect) with a wake-up pending hands it on the same way.
+// the key, which then tries again in a transaction of its own; a waiter leaving the queue —
+// served, timed out or gone — signals its keys in turn, so an element it did not take reaches
+// the next waiter. Waiters are thus served in arrival order, and a write wakes one waiter
+// (then one more per element taken), not all of them.
 //
 // Keys are known by their hashes, so that noting a write's keys allocates nothing; two keys
 // that share a hash only cost a waiter a needless try. No wake-up is lost: a waiter registers
-// before its first try and clears its wake-up before each try, so a write committed after a try
-// began leaves the wake-up set and the waiter tries again rather than sleeping. Thread-safe; a
-// write with nobody waiting costs one atomic load.
+// before its first try and clears its wake-up before each try, so a write committed after a
+// try began leaves the wake-up set and the waiter tries again rather than sleeping.
+// Thread-safe; a write with nobody waiting costs one atomic load.
 #pragma once
 
 #include <atomic>
@@ -40,16 +40,19 @@ class KeyWaiter {
   bool TakeWakeup();
   // Sleeps until a wake-up, an interruption or `until`.
   void WaitUntil(std::chrono::steady_clock::time_point until);
-  // Ends the wait for good (the client went away, CLIENT KILL, shutdown).
+  // Ends the wait for good (the client went away, CLIENT KILL, shutdown). Waits for a try
+  // under way, so that once it returns no try can serve the client.
   void Interrupt();
   bool interrupted() const;
+  // Runs a try unless the wait was interrupted; false when it was.
+  bool TryUnlessInterrupted(const std::function<void()>& attempt);
 
  private:
   friend class KeyWaiters;
-  // Sets the wake-up; false when one was already pending.
-  bool Wake();
+  void Wake();
 
   const std::vector<std::string> keys_;
+  std::mutex try_mu_;  // Held by a try, and by Interrupt; taken before mu_.
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool woken_ = false;
@@ -60,10 +63,10 @@ class KeyWaiters {
  public:
   // Queues the waiter on each of its keys, behind those already there.
   void Add(const std::shared_ptr<KeyWaiter>& waiter);
-  // Takes the waiter off its keys; a wake-up it had not used goes to the next waiter.
+  // Takes the waiter off its keys and signals them, for the waiters behind it.
   void Remove(const std::shared_ptr<KeyWaiter>& waiter);
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
-  // Writes to the keys (by KeyHash) were committed: wakes the oldest sleeping waiter on each.
+  // Writes to the keys (by KeyHash) were committed: wakes the oldest waiter on each.
   void Signal(const std::vector<std::size_t>& key_hashes) {
     if (waiting_.load(std::memory_order_acquire) == 0) return;
     for (std::size_t hash : key_hashes) SignalSlow(hash);

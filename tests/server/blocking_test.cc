@@ -14,43 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "server/support/blocking_fixture.h"
 #include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
-#include "server/support/server_fixture.h"
 
 namespace cairn::test {
 namespace {
 
 using Args = std::vector<std::string>;
 
-class BlockingTest : public ServerFixture {
- protected:
-  void SetUp() override { Start(); }
-
-  // Waits until INFO reports `n` parked clients (a hang detector, not a timing check).
-  void AwaitBlocked(int n) {
-    const std::string want = "blocked_clients:" + std::to_string(n) + "\r\n";
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    std::string info;
-    while (std::chrono::steady_clock::now() < give_up) {
-      info = Call({"INFO", "clients"}).str;
-      if (info.find(want) != std::string::npos) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    FAIL() << "never saw " << want << " in " << info;
-  }
-
-  // Sends a command on `c` without reading its reply.
-  static void Send(RespClient& c, const Args& args) {
-    ASSERT_TRUE(c.Send(RespClient::Encode(args)));
-  }
-
-  static Reply Next(RespClient& c) {
-    std::optional<Reply> r = c.Read();
-    EXPECT_TRUE(r.has_value()) << "no reply before the read timeout";
-    return r.value_or(Reply{});
-  }
-};
+using BlockingTest = BlockingFixture;
 
 TEST_F(BlockingTest, ClaimWaitsForTheEnqueueThatSatisfiesIt) {
   ASSERT_EQ(Do({"QUEUE.GROUP", "q", "g"}), "(integer) 1");

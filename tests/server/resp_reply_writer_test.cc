@@ -1,6 +1,7 @@
 // The reply writer's exact bytes, for every method, under RESP2 and RESP3.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -155,13 +156,19 @@ TEST(RespReplyWriterTest, Double) {
   ExpectDouble(0.1 + 0.2, "0.30000000000000004");
   ExpectDouble(123456789.125, "123456789.125");
   ExpectDouble(100000000000000.0, "100000000000000");
-  ExpectDouble(1e15, "1e+15");
+  // printf's %.17g layout: plain up to 17 integer digits, as Redis 7.0 prints them.
+  ExpectDouble(1e15, "1000000000000000");
+  ExpectDouble(1e16, "10000000000000000");
+  ExpectDouble(1e17, "1e+17");
+  ExpectDouble(123456789012345678.0, "1.2345678901234568e+17");
+  ExpectDouble(1e-4, "0.0001");
+  ExpectDouble(1.5e-5, "1.5e-05");
   ExpectDouble(1e300, "1e+300");
   ExpectDouble(1e-7, "1e-07");
   ExpectDouble(std::numeric_limits<double>::max(), "1.7976931348623157e+308");
   ExpectDouble(std::numeric_limits<double>::min(), "2.2250738585072014e-308");
-  ExpectDouble(std::numeric_limits<double>::denorm_min(), "4.94065645841247e-324");
-  ExpectDouble(-std::numeric_limits<double>::denorm_min(), "-4.94065645841247e-324");
+  ExpectDouble(std::numeric_limits<double>::denorm_min(), "5e-324");
+  ExpectDouble(-std::numeric_limits<double>::denorm_min(), "-5e-324");
 }
 
 TEST(RespReplyWriterTest, DoubleSpecialValues) {
@@ -171,13 +178,19 @@ TEST(RespReplyWriterTest, DoubleSpecialValues) {
   ExpectDouble(-std::numeric_limits<double>::quiet_NaN(), "nan");
 }
 
-// The same rule through printf and strtod, which share no code with std::to_chars.
+// The same rule through printf and strtod, which share no code with std::to_chars: the fewest
+// significant digits that read back as d, laid out as "%.17g" lays them out.
 std::string ShortestRoundTrip(double d) {
   char buf[64];
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+  int digits = 1;
+  for (; digits < 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, d);
     if (std::strtod(buf, nullptr) == d) break;
   }
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, d);
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);
+  if (exponent < -4 || exponent >= 17) return buf;
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, digits - 1 - exponent), d);
   return buf;
 }
 
