@@ -1,5 +1,6 @@
 #include "records/zset_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -147,15 +148,20 @@ Result<std::vector<ScoredMember>> RangeByRank(Keyspace& ks, std::string_view key
   if (start < 0) start = 0;
   if (stop >= n) stop = n - 1;
   if (start > stop || start >= n) return std::vector<ScoredMember>();
-  Collector collect(start, stop - start + 1);
+  // Walk from the nearer end: ranks near either end (a queue's head or tail) stay cheap.
+  const std::int64_t from_end = n - 1 - stop;
+  const bool backwards = from_end < start ? !r.reverse : r.reverse;
+  Collector collect(backwards == r.reverse ? start : from_end, stop - start + 1);
   Walk walk(ks.members, p.scores);
-  r.reverse ? walk.SeekLast({}, true) : walk.SeekFirst({});
-  for (; walk.Valid() && !collect.Full(); walk.Step(r.reverse)) {
+  backwards ? walk.SeekLast({}, true) : walk.SeekFirst({});
+  for (; walk.Valid() && !collect.Full(); walk.Step(backwards)) {
     const IndexRow row = ParseIndexRow(walk.Suffix());
     collect.Add(row.member, row.score);
   }
   CAIRN_RETURN_IF_ERROR(walk.status(key));
-  return collect.Take();
+  std::vector<ScoredMember> out = collect.Take();
+  if (backwards != r.reverse) std::reverse(out.begin(), out.end());
+  return out;
 }
 
 Result<std::vector<ScoredMember>> RangeByScore(Keyspace& ks, std::string_view key,
