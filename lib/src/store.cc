@@ -1,5 +1,7 @@
 #include "cairn/store.h"
 
+#include <rocksdb/snapshot.h>
+
 #include <chrono>
 #include <random>
 #include <thread>
@@ -50,6 +52,26 @@ auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
   internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
                            core.write_options(), core.row_cache(ColumnFamily::kRecords));
   internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
+                           core.write_options(), nullptr);
+  Keyspace ks{records, members, core.version_counter()};
+  return fn(ks, core.clock().NowMs());
+}
+
+// Runs a keyspace read that combines several rows — a sorted set's metadata (its size), a
+// member's score and a walk of its score index — at one snapshot of the database, so that a
+// write committed meanwhile is seen whole or not at all. Without it a rank computed from the
+// size before a write and the index after it is wrong, or reported as corruption. The row
+// cache is bypassed: it holds the newest rows, not the snapshot's.
+template <typename Fn>
+auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  rocksdb::ManagedSnapshot snapshot(core.db());
+  rocksdb::ReadOptions read_options = core.read_options();
+  read_options.snapshot = snapshot.snapshot();
+  internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), read_options,
+                           core.write_options(), nullptr);
+  internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), read_options,
                            core.write_options(), nullptr);
   Keyspace ks{records, members, core.version_counter()};
   return fn(ks, core.clock().NowMs());
@@ -207,31 +229,42 @@ Result<SetPage> Store::SetScan(std::string_view key, const MemberScanRequest& re
 }
 
 Result<std::optional<double>> Store::ZSetScore(std::string_view key, std::string_view member) {
-  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Score(ks, now, key, member); });
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Score(ks, now, key, member); });
 }
 
 Result<std::size_t> Store::ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) {
-  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Put(ks, now, key, entries); });
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Put(ks, now, key, entries); });
 }
 
-Result<std::size_t> Store::ZSetRemove(std::string_view key, std::span<const std::string_view> members) {
-  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Remove(ks, now, key, members); });
+Result<std::size_t> Store::ZSetRemove(std::string_view key,
+                                      std::span<const std::string_view> members) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Remove(ks, now, key, members); });
 }
 
 Result<std::uint64_t> Store::ZSetSize(std::string_view key) {
-  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Size(ks, now, key); });
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Size(ks, now, key); });
 }
 
-Result<std::vector<ScoredMember>> Store::ZSetRange(std::string_view key, const ZRangeRequest& request) {
-  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Range(ks, now, key, request); });
+Result<std::vector<ScoredMember>> Store::ZSetRange(std::string_view key,
+                                                   const ZRangeRequest& request) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Range(ks, now, key, request); });
 }
 
-Result<std::optional<std::uint64_t>> Store::ZSetRank(std::string_view key, std::string_view member, bool reverse) {
-  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Rank(ks, now, key, member, reverse); });
+Result<std::optional<std::uint64_t>> Store::ZSetRank(std::string_view key, std::string_view member,
+                                                     bool reverse) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return zset::Rank(ks, now, key, member, reverse);
+  });
 }
 
 Result<ZSetPage> Store::ZSetScan(std::string_view key, const MemberScanRequest& request) {
-  return RunKeyspaceDirect(*core_, [&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
+  return RunKeyspaceDirect(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {
