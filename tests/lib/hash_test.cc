@@ -9,11 +9,13 @@
 #include "cairn/limits.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
+#include "support/test_scale.h"
 #include "testing/store_testing.h"
 
 namespace cairn {
 namespace {
 
+using test::kHugeValueMembers;
 using test::OpenOrDie;
 using test::TempDir;
 using test::TestOptions;
@@ -227,14 +229,16 @@ TEST_F(HashTest, BadInputIsRefusedBeforeAnythingIsWritten) {
   EXPECT_EQ(*store_->Type("h"), KeyType::kNone);
 }
 
-// The size: a million fields. Deleting is one row whatever the size; compaction then
-// removes every field of the deleted and of the expired hash, and none of the live one.
+// The size: a million fields (kHugeValueMembers). Deleting is one row whatever the size;
+// compaction then removes every field of the deleted and of the expired hash, and none of the live
+// one.
 TEST_F(HashTest, DeletingOrExpiringAMillionFieldsIsOneRowAndCompactionReclaimsThem) {
-  Fill("big", 1'000'000);
+  constexpr std::size_t n = kHugeValueMembers;
+  Fill("big", n);
   Fill("expiring", 1'000);
   Fill("live", 1'000);
   ASSERT_TRUE(*store_->Expire("expiring", 10));
-  EXPECT_EQ(MemberRows(), 1'002'000u);
+  EXPECT_EQ(MemberRows(), n + 2'000);
 
   auto before = testing::KeyspaceMemtableEntries(*store_);
   ASSERT_TRUE(before.ok());
@@ -242,7 +246,7 @@ TEST_F(HashTest, DeletingOrExpiringAMillionFieldsIsOneRowAndCompactionReclaimsTh
   auto after = testing::KeyspaceMemtableEntries(*store_);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after - *before, 1u);  // One keyspace row written, no member row touched.
-  EXPECT_EQ(MemberRows(), 1'002'000u);
+  EXPECT_EQ(MemberRows(), n + 2'000);
   EXPECT_EQ(Length("big"), 0u);
   clock_->Advance(10);
   EXPECT_EQ(Length("expiring"), 0u);

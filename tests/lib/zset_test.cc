@@ -21,11 +21,13 @@
 #include "cairn/limits.h"
 #include "cairn/store.h"
 #include "support/temp_dir.h"
+#include "support/test_scale.h"
 #include "testing/store_testing.h"
 
 namespace cairn {
 namespace {
 
+using test::kHugeValueMembers;
 using test::OpenOrDie;
 using test::TempDir;
 using test::TestOptions;
@@ -159,14 +161,18 @@ class ZSetTest : public ::testing::Test {
   }
   // Writes `n` members m0000000… with scores n-1 … 0 (so that score order is the reverse of
   // member order), 10,000 per call.
+  // Fill's i-th member: "m0000042".
+  static std::string Name(std::size_t i) {
+    char name[24];
+    std::snprintf(name, sizeof name, "m%07zu", i);
+    return name;
+  }
   void Fill(std::string_view key, std::size_t n) {
     for (std::size_t start = 0; start < n; start += 10'000) {
       std::vector<std::string> names;
       std::vector<ZSetEntry> entries;
       for (std::size_t i = start; i < std::min(n, start + 10'000); ++i) {
-        char name[24];
-        std::snprintf(name, sizeof name, "m%07zu", i);
-        names.emplace_back(name);
+        names.push_back(Name(i));
       }
       for (std::size_t i = 0; i < names.size(); ++i) {
         entries.push_back({names[i], static_cast<double>(n - 1 - (start + i))});
@@ -881,18 +887,19 @@ TEST_F(ZSetTest, ReadsDuringWritesSeeOneStateOfTheSortedSet) {
 
 // --- Size ---
 
-// A million members. Deleting is one row whatever the size; compaction then removes every
-// member row and score-index row of the deleted and of the expired sorted set, and none of the
-// live one's.
+// A million members (kHugeValueMembers). Deleting is one row whatever the size; compaction then
+// removes every member row and score-index row of the deleted and of the expired sorted set, and
+// none of the live one's.
 TEST_F(ZSetTest, DeletingAMillionMembersIsOneRowAndCompactionReclaimsBothKindsOfRows) {
-  Fill("big", 1'000'000);
+  constexpr std::size_t n = kHugeValueMembers;
+  Fill("big", n);
   Fill("expiring", 1'000);
   Fill("live", 1'000);
   ASSERT_TRUE(*store_->Expire("expiring", 10));
-  EXPECT_EQ(MemberRows(), 2 * 1'002'000u);  // A member row and a score-index row each.
-  EXPECT_EQ(Size("big"), 1'000'000u);
-  EXPECT_EQ(Range("big", ByRank(0, 1)), (Scored{{"m0999999", 0}, {"m0999998", 1}}));
-  EXPECT_EQ(Range("big", ByRank(0, 0, true)), (Scored{{"m0000000", 999'999}}));
+  EXPECT_EQ(MemberRows(), 2 * (n + 2'000));  // A member row and a score-index row each.
+  EXPECT_EQ(Size("big"), n);
+  EXPECT_EQ(Range("big", ByRank(0, 1)), (Scored{{Name(n - 1), 0}, {Name(n - 2), 1}}));
+  EXPECT_EQ(Range("big", ByRank(0, 0, true)), (Scored{{"m0000000", n - 1.0}}));
 
   auto before = testing::KeyspaceMemtableEntries(*store_);
   ASSERT_TRUE(before.ok());
@@ -900,7 +907,7 @@ TEST_F(ZSetTest, DeletingAMillionMembersIsOneRowAndCompactionReclaimsBothKindsOf
   auto after = testing::KeyspaceMemtableEntries(*store_);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after - *before, 1u);  // One keyspace row written, no member row touched.
-  EXPECT_EQ(MemberRows(), 2 * 1'002'000u);
+  EXPECT_EQ(MemberRows(), 2 * (n + 2'000));
   EXPECT_EQ(Size("big"), 0u);
   EXPECT_EQ(Members("big", ByRank(0, -1)), Names{});
   EXPECT_EQ(Score("big", "m0000000"), std::nullopt);
