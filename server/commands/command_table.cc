@@ -35,6 +35,7 @@ CommandTable BuildCommandTable() {
   RegisterKeyCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
+  RegisterListCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

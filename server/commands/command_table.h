@@ -38,6 +38,7 @@ void RegisterStringCommands(CommandTable& table);
 void RegisterKeyCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
+void RegisterListCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);
