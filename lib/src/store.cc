@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
 #include "records/zset_ops.h"
@@ -19,6 +20,7 @@ namespace cairn {
 namespace ops = internal::record_ops;
 namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
+namespace lists = internal::list_ops;
 using internal::ColumnFamily;
 using internal::Keyspace;
 using internal::Rows;
@@ -80,6 +82,25 @@ auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
 template <typename Fn>
 auto RunKeyspace(internal::StoreCore& core, Fn&& fn) {
   return internal::RunInKeyspaceTransaction(core, std::forward<Fn>(fn));
+}
+
+// Runs a keyspace read on one snapshot of the database. A list's items change in place under
+// one version (pops, LSET, the moves of LINSERT and LREM), so its metadata row and its items
+// must be read as of one moment. The row cache holds the newest rows, not the snapshot's, so
+// it is not used.
+template <typename Fn>
+auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
+    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
+  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
+  rocksdb::ManagedSnapshot snapshot(core.db());
+  rocksdb::ReadOptions read_options = core.read_options();
+  read_options.snapshot = snapshot.snapshot();
+  internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), read_options,
+                           core.write_options(), nullptr);
+  internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), read_options,
+                           core.write_options(), nullptr);
+  Keyspace ks{records, members, core.version_counter()};
+  return fn(ks, core.clock().NowMs());
 }
 
 }  // namespace
@@ -265,6 +286,79 @@ Result<std::optional<std::uint64_t>> Store::ZSetRank(std::string_view key, std::
 Result<ZSetPage> Store::ZSetScan(std::string_view key, const MemberScanRequest& request) {
   return RunKeyspaceDirect(
       *core_, [&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
+}
+
+Result<std::uint64_t> Store::ListPush(std::string_view key,
+                                      std::span<const std::string_view> values, ListEnd end,
+                                      bool only_if_exists) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Push(ks, now, key, values, end, only_if_exists);
+  });
+}
+
+Result<std::optional<std::vector<std::string>>> Store::ListPop(std::string_view key, ListEnd end,
+                                                               std::uint64_t count) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return lists::Pop(ks, now, key, end, count); });
+}
+
+Result<std::uint64_t> Store::ListLength(std::string_view key) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return lists::Length(ks, now, key); });
+}
+
+Result<std::vector<std::string>> Store::ListRange(std::string_view key, std::int64_t start,
+                                                  std::int64_t stop) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Range(ks, now, key, start, stop);
+  });
+}
+
+Result<std::optional<std::string>> Store::ListIndex(std::string_view key, std::int64_t index) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return lists::Index(ks, now, key, index); });
+}
+
+Result<ListSetOutcome> Store::ListSet(std::string_view key, std::int64_t index,
+                                      std::string_view value) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Set(ks, now, key, index, value);
+  });
+}
+
+Result<std::uint64_t> Store::ListRemove(std::string_view key, std::int64_t count,
+                                        std::string_view value) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Remove(ks, now, key, count, value);
+  });
+}
+
+Result<std::uint64_t> Store::ListTrim(std::string_view key, std::int64_t start, std::int64_t stop) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Trim(ks, now, key, start, stop);
+  });
+}
+
+Result<std::int64_t> Store::ListInsert(std::string_view key, bool before, std::string_view pivot,
+                                       std::string_view value) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Insert(ks, now, key, before, pivot, value);
+  });
+}
+
+Result<std::vector<std::uint64_t>> Store::ListPosition(std::string_view key, std::string_view value,
+                                                       const ListPositionOptions& options) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Position(ks, now, key, value, options);
+  });
+}
+
+Result<std::optional<std::string>> Store::ListMove(std::string_view source,
+                                                   std::string_view destination, ListEnd from_end,
+                                                   ListEnd to_end) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return lists::Move(ks, now, source, destination, from_end, to_end);
+  });
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {

@@ -1,5 +1,6 @@
 #include "cairn/transaction.h"
 
+#include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
 #include "records/zset_ops.h"
@@ -11,6 +12,7 @@ namespace cairn {
 namespace ops = internal::record_ops;
 namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
+namespace lists = internal::list_ops;
 using internal::Keyspace;
 using internal::Rows;
 using maps::kHashKind;
@@ -168,6 +170,79 @@ Result<std::optional<std::uint64_t>> Transaction::ZSetRank(std::string_view key,
 
 Result<ZSetPage> Transaction::ZSetScan(std::string_view key, const MemberScanRequest& request) {
   return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
+}
+
+Result<std::uint64_t> Transaction::ListPush(std::string_view key,
+                                            std::span<const std::string_view> values, ListEnd end,
+                                            bool only_if_exists) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return lists::Push(ks, now, key, values, end, only_if_exists);
+  });
+}
+
+Result<std::optional<std::vector<std::string>>> Transaction::ListPop(std::string_view key,
+                                                                     ListEnd end,
+                                                                     std::uint64_t count) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Pop(ks, now, key, end, count); });
+}
+
+Result<std::uint64_t> Transaction::ListLength(std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Length(ks, now, key); });
+}
+
+Result<std::vector<std::string>> Transaction::ListRange(std::string_view key, std::int64_t start,
+                                                        std::int64_t stop) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Range(ks, now, key, start, stop); });
+}
+
+Result<std::optional<std::string>> Transaction::ListIndex(std::string_view key,
+                                                          std::int64_t index) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Index(ks, now, key, index); });
+}
+
+Result<ListSetOutcome> Transaction::ListSet(std::string_view key, std::int64_t index,
+                                            std::string_view value) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Set(ks, now, key, index, value); });
+}
+
+Result<std::uint64_t> Transaction::ListRemove(std::string_view key, std::int64_t count,
+                                              std::string_view value) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Remove(ks, now, key, count, value); });
+}
+
+Result<std::uint64_t> Transaction::ListTrim(std::string_view key, std::int64_t start,
+                                            std::int64_t stop) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return lists::Trim(ks, now, key, start, stop); });
+}
+
+Result<std::int64_t> Transaction::ListInsert(std::string_view key, bool before,
+                                             std::string_view pivot, std::string_view value) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return lists::Insert(ks, now, key, before, pivot, value);
+  });
+}
+
+Result<std::vector<std::uint64_t>> Transaction::ListPosition(std::string_view key,
+                                                             std::string_view value,
+                                                             const ListPositionOptions& options) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return lists::Position(ks, now, key, value, options);
+  });
+}
+
+Result<std::optional<std::string>> Transaction::ListMove(std::string_view source,
+                                                         std::string_view destination,
+                                                         ListEnd from_end, ListEnd to_end) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return lists::Move(ks, now, source, destination, from_end, to_end);
+  });
 }
 
 Status Transaction::Commit() { return core_->Commit(); }

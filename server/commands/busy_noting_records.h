@@ -105,6 +105,48 @@ class BusyNotingRecords final : public Records {
   Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) override {
     return Note(txn_.ZSetScan(key, request));
   }
+  Result<std::uint64_t> ListPush(std::string_view key, std::span<const std::string_view> values,
+                                 ListEnd end, bool only_if_exists) override {
+    return Note(txn_.ListPush(key, values, end, only_if_exists));
+  }
+  Result<std::optional<std::vector<std::string>>> ListPop(std::string_view key, ListEnd end,
+                                                          std::uint64_t count) override {
+    return Note(txn_.ListPop(key, end, count));
+  }
+  Result<std::uint64_t> ListLength(std::string_view key) override {
+    return Note(txn_.ListLength(key));
+  }
+  Result<std::vector<std::string>> ListRange(std::string_view key, std::int64_t start,
+                                             std::int64_t stop) override {
+    return Note(txn_.ListRange(key, start, stop));
+  }
+  Result<std::optional<std::string>> ListIndex(std::string_view key, std::int64_t index) override {
+    return Note(txn_.ListIndex(key, index));
+  }
+  Result<ListSetOutcome> ListSet(std::string_view key, std::int64_t index,
+                                 std::string_view value) override {
+    return Note(txn_.ListSet(key, index, value));
+  }
+  Result<std::uint64_t> ListRemove(std::string_view key, std::int64_t count,
+                                   std::string_view value) override {
+    return Note(txn_.ListRemove(key, count, value));
+  }
+  Result<std::uint64_t> ListTrim(std::string_view key, std::int64_t start,
+                                 std::int64_t stop) override {
+    return Note(txn_.ListTrim(key, start, stop));
+  }
+  Result<std::int64_t> ListInsert(std::string_view key, bool before, std::string_view pivot,
+                                  std::string_view value) override {
+    return Note(txn_.ListInsert(key, before, pivot, value));
+  }
+  Result<std::vector<std::uint64_t>> ListPosition(std::string_view key, std::string_view value,
+                                                  const ListPositionOptions& options) override {
+    return Note(txn_.ListPosition(key, value, options));
+  }
+  Result<std::optional<std::string>> ListMove(std::string_view source, std::string_view destination,
+                                              ListEnd from_end, ListEnd to_end) override {
+    return Note(txn_.ListMove(source, destination, from_end, to_end));
+  }
 
  private:
   template <typename T>

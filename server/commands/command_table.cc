@@ -36,6 +36,7 @@ CommandTable BuildCommandTable() {
   RegisterHashCommands(table);
   RegisterSetCommands(table);
   RegisterZSetCommands(table);
+  RegisterListCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

@@ -39,6 +39,7 @@ void RegisterKeyCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
+void RegisterListCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);

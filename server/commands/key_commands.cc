@@ -58,6 +58,8 @@ std::string_view TypeName(KeyType type) {
       return "set";
     case KeyType::kZSet:
       return "zset";
+    case KeyType::kList:
+      return "list";
   }
   return "none";
 }

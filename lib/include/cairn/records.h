@@ -105,7 +105,7 @@ struct ScanRequest {
 };
 
 // The kind of value a key holds.
-enum class KeyType { kNone, kString, kHash, kSet, kZSet };
+enum class KeyType { kNone, kString, kHash, kSet, kZSet, kList };
 
 struct ScanEntry {
   std::string key;
@@ -211,6 +211,27 @@ struct ZRangeRequest {
   std::int64_t limit = -1;
 };
 
+// One end of a list: the head (item 0, Redis's "left") or the tail ("right").
+enum class ListEnd { kHead, kTail };
+
+enum class ListSetOutcome {
+  kSet,         // The item was replaced.
+  kNoSuchKey,   // The list is absent.
+  kOutOfRange,  // The list has no item at that index.
+};
+
+// Which matches of a value ListPosition reports, as Redis's LPOS options say.
+struct ListPositionOptions {
+  // Start at the rank-th match from the head (1: the first), or, when negative, the -rank-th
+  // from the tail, walking towards the head. REQUIRES: rank != 0 and rank != INT64_MIN.
+  // Default: 1.
+  std::int64_t rank = 1;
+  // How many matches to report at most; 0: all of them. Default: 1.
+  std::uint64_t count = 1;
+  // Compare at most this many items (from where the walk starts); 0: all. Default: 0.
+  std::uint64_t max_len = 0;
+};
+
 class Records {
  public:
   virtual ~Records() = default;
@@ -262,7 +283,7 @@ class Records {
   virtual Result<KeyType> Type(std::string_view key) = 0;
 
   // Moves the value of `from`, whatever its kind, and its expiry to `to`, replacing what `to`
-  // held unless only_if_absent. A hash's fields are copied: O(number of fields).
+  // held unless only_if_absent. A hash's fields (a list's items) are copied: O(their number).
   virtual Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
                                        bool only_if_absent) = 0;
 
@@ -324,6 +345,63 @@ class Records {
                                                         bool reverse) = 0;
   // One page of members in byte order of the member, with HashScan's guarantees.
   virtual Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) = 0;
+
+  // Lists: items (binary, each at most kMaxValueBytes) in order, item 0 at the head. A list
+  // exists while it has an item: pushing the first creates it, removing the last deletes it.
+  // Indexes are Redis's: 0 is the head, -1 the tail, -2 the item before it, and so on. Writes
+  // keep the list's expiry. Costs: pushes and pops O(items pushed or popped), a length or an
+  // index O(1), a range O(items returned); LREM, LINSERT and LPOS walk the list; LINSERT and
+  // LREM then rewrite the items on the shorter side of the change. Every call answers
+  // kWrongType for a key of another kind, and kInvalidArgument for an item (or a value to
+  // compare items with) over kMaxValueBytes, before anything is written.
+
+  // Pushes the values one after another at `end` (pushing a, b, c at the head leaves c, b, a
+  // in front) and returns the list's new length. With only_if_exists, an absent list is left
+  // absent and the result is 0. REQUIRES: values is not empty.
+  virtual Result<std::uint64_t> ListPush(std::string_view key,
+                                         std::span<const std::string_view> values, ListEnd end,
+                                         bool only_if_exists) = 0;
+  // Removes up to `count` items from `end` and returns them in the order removed; an empty
+  // vector when count is 0. nullopt when the list is absent (then count is not looked at).
+  virtual Result<std::optional<std::vector<std::string>>> ListPop(std::string_view key, ListEnd end,
+                                                                  std::uint64_t count) = 0;
+  // How many items the list has (0 when absent).
+  virtual Result<std::uint64_t> ListLength(std::string_view key) = 0;
+  // The items from index start to index stop, both included, clamped to the list as Redis's
+  // LRANGE clamps them; empty when the range holds none or the list is absent.
+  virtual Result<std::vector<std::string>> ListRange(std::string_view key, std::int64_t start,
+                                                     std::int64_t stop) = 0;
+  // The item at index, or nullopt when the list is absent or has no such item.
+  virtual Result<std::optional<std::string>> ListIndex(std::string_view key,
+                                                       std::int64_t index) = 0;
+  // Replaces the item at index with value.
+  virtual Result<ListSetOutcome> ListSet(std::string_view key, std::int64_t index,
+                                         std::string_view value) = 0;
+  // Removes items equal to value and returns how many: with count > 0 the first count of them
+  // from the head, with count < 0 the first -count from the tail, with count 0 all of them.
+  virtual Result<std::uint64_t> ListRemove(std::string_view key, std::int64_t count,
+                                           std::string_view value) = 0;
+  // Keeps only the items from index start to index stop (clamped as ListRange clamps them;
+  // a range that holds none deletes the list) and returns how many items are left.
+  virtual Result<std::uint64_t> ListTrim(std::string_view key, std::int64_t start,
+                                         std::int64_t stop) = 0;
+  // Inserts value just before (or after) the first item equal to pivot, walking from the
+  // head. Returns the new length, -1 when no item equals pivot, 0 when the list is absent.
+  virtual Result<std::int64_t> ListInsert(std::string_view key, bool before, std::string_view pivot,
+                                          std::string_view value) = 0;
+  // The indexes (from the head) of the items equal to value that options select, in the order
+  // met: ascending for a positive rank, descending for a negative one. Empty when none match
+  // or the list is absent. kInvalidArgument for a rank of 0 or INT64_MIN.
+  virtual Result<std::vector<std::uint64_t>> ListPosition(std::string_view key,
+                                                          std::string_view value,
+                                                          const ListPositionOptions& options) = 0;
+  // Pops an item from `from_end` of source and pushes it at `to_end` of destination, creating
+  // it if absent, and returns the item; nullopt (and nothing written) when source is absent.
+  // kWrongType when source is not a list, or destination holds something else (then nothing
+  // is written). Source and destination may be the same list: it then rotates.
+  virtual Result<std::optional<std::string>> ListMove(std::string_view source,
+                                                      std::string_view destination,
+                                                      ListEnd from_end, ListEnd to_end) = 0;
 };
 
 }  // namespace cairn

@@ -70,6 +70,26 @@ class Transaction final : public Records {
   Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key, std::string_view member,
                                                 bool reverse) override;
   Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) override;
+  Result<std::uint64_t> ListPush(std::string_view key, std::span<const std::string_view> values,
+                                 ListEnd end, bool only_if_exists) override;
+  Result<std::optional<std::vector<std::string>>> ListPop(std::string_view key, ListEnd end,
+                                                          std::uint64_t count) override;
+  Result<std::uint64_t> ListLength(std::string_view key) override;
+  Result<std::vector<std::string>> ListRange(std::string_view key, std::int64_t start,
+                                             std::int64_t stop) override;
+  Result<std::optional<std::string>> ListIndex(std::string_view key, std::int64_t index) override;
+  Result<ListSetOutcome> ListSet(std::string_view key, std::int64_t index,
+                                 std::string_view value) override;
+  Result<std::uint64_t> ListRemove(std::string_view key, std::int64_t count,
+                                   std::string_view value) override;
+  Result<std::uint64_t> ListTrim(std::string_view key, std::int64_t start,
+                                 std::int64_t stop) override;
+  Result<std::int64_t> ListInsert(std::string_view key, bool before, std::string_view pivot,
+                                  std::string_view value) override;
+  Result<std::vector<std::uint64_t>> ListPosition(std::string_view key, std::string_view value,
+                                                  const ListPositionOptions& options) override;
+  Result<std::optional<std::string>> ListMove(std::string_view source, std::string_view destination,
+                                              ListEnd from_end, ListEnd to_end) override;
 
   // Makes every write of the transaction visible at once, durable as Options::durability says.
   // Fails with kFailedPrecondition if already committed or rolled back.

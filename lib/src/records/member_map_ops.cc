@@ -7,6 +7,7 @@
 #include "records/record_validation.h"
 #include "storage/composite_meta.h"
 #include "storage/key_codec.h"
+#include "storage/list_meta.h"
 #include "storage/member_key.h"
 #include "storage/rocks_status.h"
 #include "storage/value_header.h"
@@ -279,7 +280,19 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
   }
   if (from == to) return RenameOutcome::kRenamed;
 
-  if (const MapKind* kind = KindOf(header.type)) {
+  if (header.type == ValueType::kList) {
+    // A list's items are member rows too: copied under a new version, head and size kept.
+    std::optional<ListMeta> meta = DecodeListMeta(Payload(stored));
+    if (!meta) {
+      return Status::Corruption("list '" + Printable(from) + "' has unreadable metadata");
+    }
+    ListMeta moved = *meta;
+    CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
+    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members,
+                                   EncodeMemberPrefix(RowTag::kListItem, from, meta->version),
+                                   EncodeMemberPrefix(RowTag::kListItem, to, moved.version), to));
+    stored = EncodeValue(header.type, header.expires_at_ms, EncodeListMeta(moved));
+  } else if (const MapKind* kind = KindOf(header.type)) {
     std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
     if (!meta) {
       return Status::Corruption(std::string(kind->noun) + " '" + Printable(from) +

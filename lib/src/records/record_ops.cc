@@ -251,6 +251,8 @@ KeyType KeyTypeOf(ValueType type) {
       return KeyType::kSet;
     case ValueType::kZSet:
       return KeyType::kZSet;
+    case ValueType::kList:
+      return KeyType::kList;
     default:
       return KeyType::kString;
   }

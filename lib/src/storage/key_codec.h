@@ -28,6 +28,7 @@ enum class RowTag : char {
   kSetMember = 's',
   kZSetMember = 'z',  // a sorted set's member → its score
   kZSetScore = 'Z',   // its score index: score (score_codec.h) then member
+  kListItem = 'L',    // a list's item: its index (list_meta.h) → its value
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

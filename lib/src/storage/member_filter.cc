@@ -5,6 +5,7 @@
 
 #include "storage/composite_meta.h"
 #include "storage/key_codec.h"
+#include "storage/list_meta.h"
 #include "storage/member_key.h"
 #include "storage/value_header.h"
 
@@ -21,6 +22,8 @@ std::optional<ValueType> OwnerType(RowTag tag) {
     case RowTag::kZSetMember:
     case RowTag::kZSetScore:
       return ValueType::kZSet;
+    case RowTag::kListItem:
+      return ValueType::kList;
     default:
       return std::nullopt;
   }
@@ -68,6 +71,11 @@ class MemberFilter final : public rocksdb::CompactionFilter {
     auto header = DecodeHeader(stored, key);
     if (!header.ok()) return {};
     if (IsExpired(header->expires_at_ms, now) || header->type != owner) return {true, 0};
+    if (owner == internal::ValueType::kList) {
+      std::optional<ListMeta> list = DecodeListMeta(Payload(stored));
+      if (!list) return {};
+      return {true, list->version};
+    }
     std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
     if (!meta) return {};
     return {true, meta->version};

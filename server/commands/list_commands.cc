@@ -1,0 +1,244 @@
+// List commands: LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LLEN, LRANGE, LINDEX, LSET, LREM,
+// LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH. Each is one library call, so each is atomic on its
+// own, inside EXEC and in scripts alike. Arguments are checked in the order Redis checks them
+// (some commands look at the key before their arguments), so the same bad request gets the
+// same error. The blocking forms (BLPOP, BLMOVE, …) are not here.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+
+namespace cairn::server {
+namespace {
+
+constexpr std::string_view kNoSuchKey = "ERR no such key";
+constexpr std::string_view kIndexOutOfRange = "ERR index out of range";
+constexpr std::string_view kCountNotPositive = "ERR value is out of range, must be positive";
+
+std::optional<ListEnd> ParseEnd(std::string_view word) {
+  if (EqualsIgnoreCase(word, "left")) return ListEnd::kHead;
+  if (EqualsIgnoreCase(word, "right")) return ListEnd::kTail;
+  return std::nullopt;
+}
+
+std::vector<std::string_view> Args(CommandContext& ctx, std::size_t first) {
+  return {ctx.args.begin() + static_cast<std::ptrdiff_t>(first), ctx.args.end()};
+}
+
+void ReplyItems(CommandContext& ctx, const std::vector<std::string>& items) {
+  ctx.reply.ArrayHeader(items.size());
+  for (const std::string& item : items) ctx.reply.Bulk(item);
+}
+
+void ReplyItem(CommandContext& ctx, const std::optional<std::string>& item) {
+  item ? ctx.reply.Bulk(*item) : ctx.reply.Null();
+}
+
+// LINDEX and LSET look at the key before they parse the index: a missing key or one of
+// another kind gets the reply it would get with a good index (nil, or `if_absent` when not
+// empty). Replies with that, or with Redis's not-an-integer error when the key holds a list.
+void ReplyBadIndex(CommandContext& ctx, std::string_view if_absent) {
+  Result<std::uint64_t> length = ctx.data.ListLength(ctx.args[1]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  if (*length == 0) return if_absent.empty() ? ctx.reply.Null() : ctx.reply.Error(if_absent);
+  ctx.reply.Error(kNotInteger);
+}
+
+void Push(CommandContext& ctx, ListEnd end, bool only_if_exists) {
+  Result<std::uint64_t> length = ctx.data.ListPush(ctx.args[1], Args(ctx, 2), end, only_if_exists);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*length));
+}
+void LPush(CommandContext& ctx) { Push(ctx, ListEnd::kHead, false); }
+void RPush(CommandContext& ctx) { Push(ctx, ListEnd::kTail, false); }
+void LPushX(CommandContext& ctx) { Push(ctx, ListEnd::kHead, true); }
+void RPushX(CommandContext& ctx) { Push(ctx, ListEnd::kTail, true); }
+
+// LPOP/RPOP key [count]: without a count one item or nil; with one an array, nil (a null
+// array) when the key is absent.
+void Pop(CommandContext& ctx, ListEnd end) {
+  if (ctx.args.size() > 3) return ctx.reply.Error(WrongArity(ToLower(ctx.args[0])));
+  std::optional<std::int64_t> count;
+  if (ctx.args.size() == 3) {
+    count = ParseInt64(ctx.args[2]);
+    if (!count || *count < 0) return ctx.reply.Error(kCountNotPositive);
+  }
+  Result<std::optional<std::vector<std::string>>> popped =
+      ctx.data.ListPop(ctx.args[1], end, static_cast<std::uint64_t>(count.value_or(1)));
+  if (!popped.ok()) return ReplyStatus(ctx.reply, popped.status());
+  if (!*popped) return count ? ctx.reply.NullArray() : ctx.reply.Null();
+  if (!count) return ctx.reply.Bulk((*popped)->front());
+  ReplyItems(ctx, **popped);
+}
+void LPop(CommandContext& ctx) { Pop(ctx, ListEnd::kHead); }
+void RPop(CommandContext& ctx) { Pop(ctx, ListEnd::kTail); }
+
+void LLen(CommandContext& ctx) {
+  Result<std::uint64_t> length = ctx.data.ListLength(ctx.args[1]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*length));
+}
+
+void LRange(CommandContext& ctx) {
+  const std::optional<std::int64_t> start = ParseInt64(ctx.args[2]);
+  const std::optional<std::int64_t> stop = ParseInt64(ctx.args[3]);
+  if (!start || !stop) return ctx.reply.Error(kNotInteger);
+  Result<std::vector<std::string>> items = ctx.data.ListRange(ctx.args[1], *start, *stop);
+  if (!items.ok()) return ReplyStatus(ctx.reply, items.status());
+  ReplyItems(ctx, *items);
+}
+
+void LIndex(CommandContext& ctx) {
+  const std::optional<std::int64_t> index = ParseInt64(ctx.args[2]);
+  if (!index) return ReplyBadIndex(ctx, {});
+  Result<std::optional<std::string>> item = ctx.data.ListIndex(ctx.args[1], *index);
+  if (!item.ok()) return ReplyStatus(ctx.reply, item.status());
+  ReplyItem(ctx, *item);
+}
+
+void LSet(CommandContext& ctx) {
+  const std::optional<std::int64_t> index = ParseInt64(ctx.args[2]);
+  if (!index) return ReplyBadIndex(ctx, kNoSuchKey);
+  Result<ListSetOutcome> outcome = ctx.data.ListSet(ctx.args[1], *index, ctx.args[3]);
+  if (!outcome.ok()) return ReplyStatus(ctx.reply, outcome.status());
+  switch (*outcome) {
+    case ListSetOutcome::kSet:
+      return ctx.reply.Ok();
+    case ListSetOutcome::kNoSuchKey:
+      return ctx.reply.Error(kNoSuchKey);
+    case ListSetOutcome::kOutOfRange:
+      return ctx.reply.Error(kIndexOutOfRange);
+  }
+}
+
+void LRem(CommandContext& ctx) {
+  const std::optional<std::int64_t> count = ParseInt64(ctx.args[2]);
+  if (!count) return ctx.reply.Error(kNotInteger);
+  Result<std::uint64_t> removed = ctx.data.ListRemove(ctx.args[1], *count, ctx.args[3]);
+  if (!removed.ok()) return ReplyStatus(ctx.reply, removed.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*removed));
+}
+
+void LTrim(CommandContext& ctx) {
+  const std::optional<std::int64_t> start = ParseInt64(ctx.args[2]);
+  const std::optional<std::int64_t> stop = ParseInt64(ctx.args[3]);
+  if (!start || !stop) return ctx.reply.Error(kNotInteger);
+  Result<std::uint64_t> left = ctx.data.ListTrim(ctx.args[1], *start, *stop);
+  if (!left.ok()) return ReplyStatus(ctx.reply, left.status());
+  ctx.reply.Ok();
+}
+
+// LINSERT key BEFORE|AFTER pivot element
+void LInsert(CommandContext& ctx) {
+  bool before = false;
+  if (EqualsIgnoreCase(ctx.args[2], "before")) {
+    before = true;
+  } else if (!EqualsIgnoreCase(ctx.args[2], "after")) {
+    return ctx.reply.Error(kSyntaxError);
+  }
+  Result<std::int64_t> length = ctx.data.ListInsert(ctx.args[1], before, ctx.args[3], ctx.args[4]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  ctx.reply.Integer(*length);
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]: with COUNT an array of
+// indexes, without it the first index or nil. A RANK of INT64_MIN is refused as Redis 7.2
+// refuses it (7.0 negated it into an overflow).
+void LPos(CommandContext& ctx) {
+  ListPositionOptions options;
+  bool with_count = false;
+  for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
+    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
+    const std::string_view option = ctx.args[i];
+    const std::optional<std::int64_t> n = ParseInt64(ctx.args[i + 1]);
+    if (EqualsIgnoreCase(option, "rank")) {
+      if (!n) return ctx.reply.Error(kNotInteger);
+      if (*n == INT64_MIN) {
+        return ctx.reply.Error(
+            "ERR value is out of range, value must between -9223372036854775807 and "
+            "9223372036854775807");
+      }
+      if (*n == 0) {
+        return ctx.reply.Error(
+            "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
+            "or use negative to start from the end of the list");
+      }
+      options.rank = *n;
+    } else if (EqualsIgnoreCase(option, "count")) {
+      if (!n || *n < 0) return ctx.reply.Error("ERR COUNT can't be negative");
+      options.count = static_cast<std::uint64_t>(*n);
+      with_count = true;
+    } else if (EqualsIgnoreCase(option, "maxlen")) {
+      if (!n || *n < 0) return ctx.reply.Error("ERR MAXLEN can't be negative");
+      options.max_len = static_cast<std::uint64_t>(*n);
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  Result<std::vector<std::uint64_t>> found =
+      ctx.data.ListPosition(ctx.args[1], ctx.args[2], options);
+  if (!found.ok()) return ReplyStatus(ctx.reply, found.status());
+  if (!with_count) {
+    return found->empty() ? ctx.reply.Null()
+                          : ctx.reply.Integer(static_cast<std::int64_t>(found->front()));
+  }
+  ctx.reply.ArrayHeader(found->size());
+  for (std::uint64_t i : *found) ctx.reply.Integer(static_cast<std::int64_t>(i));
+}
+
+void Move(CommandContext& ctx, ListEnd from_end, ListEnd to_end) {
+  Result<std::optional<std::string>> moved =
+      ctx.data.ListMove(ctx.args[1], ctx.args[2], from_end, to_end);
+  if (!moved.ok()) return ReplyStatus(ctx.reply, moved.status());
+  ReplyItem(ctx, *moved);
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT
+void LMove(CommandContext& ctx) {
+  const std::optional<ListEnd> from_end = ParseEnd(ctx.args[3]);
+  const std::optional<ListEnd> to_end = ParseEnd(ctx.args[4]);
+  if (!from_end || !to_end) return ctx.reply.Error(kSyntaxError);
+  Move(ctx, *from_end, *to_end);
+}
+
+void RPopLPush(CommandContext& ctx) { Move(ctx, ListEnd::kTail, ListEnd::kHead); }
+
+}  // namespace
+
+void RegisterListCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int last,
+                 CommandHandler handler, std::string_view summary, std::string_view since) {
+    table.Register({name, arity, flags, 1, last, 1, handler, "list", summary, since});
+  };
+  const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast | kBatch,
+                      write = kWrite | kBatch;
+  add("lpush", -3, fast_write, 1, LPush, "Prepends one or more elements to a list.", "1.0.0");
+  add("rpush", -3, fast_write, 1, RPush, "Appends one or more elements to a list.", "1.0.0");
+  add("lpushx", -3, fast_write, 1, LPushX,
+      "Prepends one or more elements to a list only when the list exists.", "2.2.0");
+  add("rpushx", -3, fast_write, 1, RPushX,
+      "Appends an element to a list only when the list exists.", "2.2.0");
+  add("lpop", -2, fast_write, 1, LPop, "Returns the first elements in a list after removing it.",
+      "1.0.0");
+  add("rpop", -2, fast_write, 1, RPop, "Returns and removes the last elements of the list.",
+      "1.0.0");
+  add("llen", 2, read, 1, LLen, "Returns the length of a list.", "1.0.0");
+  add("lrange", 4, kReadOnly, 1, LRange, "Returns a range of elements from a list.", "1.0.0");
+  add("lindex", 3, kReadOnly, 1, LIndex, "Returns an element from a list by its index.", "1.0.0");
+  add("lset", 4, write, 1, LSet, "Sets the value of an element in a list by its index.", "1.0.0");
+  add("lrem", 4, write, 1, LRem, "Removes elements from a list.", "1.0.0");
+  add("ltrim", 4, write, 1, LTrim, "Removes elements from both ends a list.", "1.0.0");
+  add("linsert", 5, write, 1, LInsert, "Inserts an element before or after another element.",
+      "2.2.0");
+  add("lpos", -3, kReadOnly, 1, LPos, "Returns the index of matching elements in a list.", "6.0.6");
+  add("lmove", 5, write, 2, LMove,
+      "Returns an element after popping it from one list and pushing it to another.", "6.2.0");
+  add("rpoplpush", 3, write, 2, RPopLPush,
+      "Returns the last element of a list after removing and pushing it to another list.", "1.2.0");
+}
+
+}  // namespace cairn::server
