@@ -59,11 +59,12 @@ auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
   return fn(ks, core.clock().NowMs());
 }
 
-// Runs a keyspace read that combines several rows — a sorted set's metadata (its size), a
-// member's score and a walk of its score index — at one snapshot of the database, so that a
-// write committed meanwhile is seen whole or not at all. Without it a rank computed from the
-// size before a write and the index after it is wrong, or reported as corruption. The row
-// cache is bypassed: it holds the newest rows, not the snapshot's.
+// Runs a keyspace read that combines several rows at one snapshot of the database, so that a
+// write committed meanwhile is seen whole or not at all: a sorted set's size, a member's score
+// and a walk of its score index (a rank computed from the size before a write and the index
+// after it is wrong, or looks like corruption); a list's metadata and its items, which change
+// in place under one version (pops, LSET, the moves of LINSERT and LREM). The row cache is
+// bypassed: it holds the newest rows, not the snapshot's.
 template <typename Fn>
 auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
@@ -82,25 +83,6 @@ auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
 template <typename Fn>
 auto RunKeyspace(internal::StoreCore& core, Fn&& fn) {
   return internal::RunInKeyspaceTransaction(core, std::forward<Fn>(fn));
-}
-
-// Runs a keyspace read on one snapshot of the database. A list's items change in place under
-// one version (pops, LSET, the moves of LINSERT and LREM), so its metadata row and its items
-// must be read as of one moment. The row cache holds the newest rows, not the snapshot's, so
-// it is not used.
-template <typename Fn>
-auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
-    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  rocksdb::ManagedSnapshot snapshot(core.db());
-  rocksdb::ReadOptions read_options = core.read_options();
-  read_options.snapshot = snapshot.snapshot();
-  internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), read_options,
-                           core.write_options(), nullptr);
-  internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), read_options,
-                           core.write_options(), nullptr);
-  Keyspace ks{records, members, core.version_counter()};
-  return fn(ks, core.clock().NowMs());
 }
 
 }  // namespace
