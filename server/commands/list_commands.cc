@@ -2,13 +2,14 @@
 // LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH. Each is one library call, so each is atomic on its
 // own, inside EXEC and in scripts alike. Arguments are checked in the order Redis checks them
 // (some commands look at the key before their arguments), so the same bad request gets the
-// same error. The blocking forms (BLPOP, BLMOVE, …) are not here.
+// same error. The blocking forms BLPOP, BRPOP, BLMOVE, BRPOPLPUSH wait as blocking.h says.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "commands/arguments.h"
 #include "commands/ascii.h"
+#include "commands/blocking.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
 
@@ -207,6 +208,65 @@ void LMove(CommandContext& ctx) {
 
 void RPopLPush(CommandContext& ctx) { Move(ctx, ListEnd::kTail, ListEnd::kHead); }
 
+// BLPOP key [key …] timeout, BRPOP likewise: [key, item] from the first key (in argument
+// order) that has an item.
+void BlockingPop(CommandContext& ctx, ListEnd end) {
+  const std::optional<std::int64_t> timeout_ms = ParseBlockingTimeout(ctx.args.back(), ctx.reply);
+  if (!timeout_ms) return;
+  BlockingCommand command;
+  command.keys.assign(ctx.args.begin() + 1, ctx.args.end() - 1);
+  command.timeout_ms = *timeout_ms;
+  command.attempt = [keys = command.keys, end](Records& data,
+                                               resp::ReplyWriter& reply) -> Result<bool> {
+    for (const std::string& key : keys) {
+      Result<std::optional<std::vector<std::string>>> popped = data.ListPop(key, end, 1);
+      if (!popped.ok()) return popped.status();
+      if (!*popped || (*popped)->empty()) continue;
+      reply.ArrayHeader(2);
+      reply.Bulk(key);
+      reply.Bulk((**popped)[0]);
+      return true;
+    }
+    return false;
+  };
+  RunBlocking(ctx, std::move(command));
+}
+void BLPop(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kHead); }
+void BRPop(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kTail); }
+
+// BLMOVE's and BRPOPLPUSH's wait: the item moved, or a null bulk string at the timeout.
+void BlockingMove(CommandContext& ctx, ListEnd from_end, ListEnd to_end, std::string_view timeout) {
+  const std::optional<std::int64_t> timeout_ms = ParseBlockingTimeout(timeout, ctx.reply);
+  if (!timeout_ms) return;
+  BlockingCommand command;
+  command.keys = {std::string(ctx.args[1])};
+  command.also_writes = {std::string(ctx.args[2])};
+  command.timeout_ms = *timeout_ms;
+  command.null_array_on_timeout = false;
+  command.attempt = [source = command.keys[0], destination = command.also_writes[0], from_end,
+                     to_end](Records& data, resp::ReplyWriter& reply) -> Result<bool> {
+    Result<std::optional<std::string>> moved = data.ListMove(source, destination, from_end, to_end);
+    if (!moved.ok()) return moved.status();
+    if (!*moved) return false;
+    reply.Bulk(**moved);
+    return true;
+  };
+  RunBlocking(ctx, std::move(command));
+}
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
+void BLMove(CommandContext& ctx) {
+  const std::optional<ListEnd> from_end = ParseEnd(ctx.args[3]);
+  const std::optional<ListEnd> to_end = ParseEnd(ctx.args[4]);
+  if (!from_end || !to_end) return ctx.reply.Error(kSyntaxError);
+  BlockingMove(ctx, *from_end, *to_end, ctx.args[5]);
+}
+
+// BRPOPLPUSH source destination timeout
+void BRPopLPush(CommandContext& ctx) {
+  BlockingMove(ctx, ListEnd::kTail, ListEnd::kHead, ctx.args[3]);
+}
+
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
@@ -239,6 +299,23 @@ void RegisterListCommands(CommandTable& table) {
       "Returns an element after popping it from one list and pushing it to another.", "6.2.0");
   add("rpoplpush", 3, write, 2, RPopLPush,
       "Returns the last element of a list after removing and pushing it to another list.", "1.2.0");
+  const std::uint32_t blocking = kWrite | kBlocking;
+  add("blpop", -3, blocking | kFast, -2, BLPop,
+      "Removes and returns the first element in a list. Blocks until an element is available "
+      "otherwise.",
+      "2.0.0");
+  add("brpop", -3, blocking | kFast, -2, BRPop,
+      "Removes and returns the last element in a list. Blocks until an element is available "
+      "otherwise.",
+      "2.0.0");
+  add("blmove", 6, blocking, 2, BLMove,
+      "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
+      "element is available otherwise.",
+      "6.2.0");
+  add("brpoplpush", 4, blocking, 2, BRPopLPush,
+      "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
+      "element is available otherwise.",
+      "2.2.0");
 }
 
 }  // namespace cairn::server

@@ -1,8 +1,8 @@
 // Redis's blocking commands over real sockets: a client blocked on keys is woken by the write
 // that can serve it — whichever way the write arrives (alone, pipelined, in EXEC, in a
 // script) — in arrival order, one waiter per new element; it times out with a null reply;
-// inside MULTI it does not block; a client that goes away while blocked takes nothing.
-// Nothing here measures time: each test waits for the state it needs (INFO's
+// inside MULTI it does not block (scripts may not call it); a client that goes away while blocked
+// takes nothing. Nothing here measures time: each test waits for the state it needs (INFO's
 // blocked_clients) and every read has a hang-detecting timeout.
 #include <gtest/gtest.h>
 
@@ -89,14 +89,16 @@ TEST_F(KeyBlockingTest, PipelinedTransactionalAndScriptedWritesWakeWaiters) {
   AwaitBlocked(0);
 }
 
-TEST_F(KeyBlockingTest, InsideMultiAndScriptsTheyDoNotBlock) {
+TEST_F(KeyBlockingTest, InsideMultiTheyDoNotBlockAndScriptsMayNotCallThem) {
   ASSERT_EQ(Do({"MULTI"}), "OK");
   ASSERT_EQ(Do({"BZPOPMIN", "z", "0"}), "QUEUED");
-  EXPECT_EQ(Do({"EXEC"}), "[(nil)]");
-  EXPECT_EQ(Do({"EVAL", "return redis.call('BZPOPMAX', KEYS[1], 0)", "1", "z"}), "(nil)");
-  ASSERT_EQ(Do({"ZADD", "z", "1", "a"}), "(integer) 1");
-  EXPECT_EQ(Do({"EVAL", "return redis.call('BZPOPMAX', KEYS[1], 0)", "1", "z"}),
-            R"(["z", "a", "1"])");
+  ASSERT_EQ(Do({"ZADD", "z", "1", "a"}), "QUEUED");
+  ASSERT_EQ(Do({"BZPOPMAX", "z", "0"}), "QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), R"([(nil), (integer) 1, ["z", "a", "1"]])");
+  // As in Redis: a script must not wait.
+  EXPECT_EQ(Do({"EVAL", "return redis.pcall('BZPOPMAX', KEYS[1], 0)", "1", "z"})
+                .starts_with("(error) ERR This Redis command is not allowed from script"),
+            true);
 }
 
 TEST_F(KeyBlockingTest, AClientThatLeavesWhileBlockedTakesNothing) {
@@ -116,6 +118,49 @@ TEST_F(KeyBlockingTest, BadTimeoutsAreRefused) {
   ASSERT_EQ(Do({"SET", "s", "v"}), "OK");
   EXPECT_EQ(Do({"BZPOPMIN", "s", "0"}),
             "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+TEST_F(KeyBlockingTest, BlpopAndBrpopWaitForAPush) {
+  std::unique_ptr<RespClient> left = Connect(), right = Connect();
+  Send(*left, {"BLPOP", "l1", "l2", "0"});
+  AwaitBlocked(1);
+  Send(*right, {"BRPOP", "l2", "0"});
+  AwaitBlocked(2);
+  // One push of three items: the first waiter takes the head, the second the tail.
+  ASSERT_EQ(Do({"RPUSH", "l2", "a", "b", "c"}), "(integer) 3");
+  EXPECT_EQ(Next(*left).ToString(), R"(["l2", "a"])");
+  EXPECT_EQ(Next(*right).ToString(), R"(["l2", "c"])");
+  AwaitBlocked(0);
+  EXPECT_EQ(Do({"LRANGE", "l2", "0", "-1"}), R"(["b"])");
+  // Served at once when an item is there; a timeout answers a null array.
+  EXPECT_EQ(Do({"BLPOP", "l1", "l2", "0"}), R"(["l2", "b"])");
+  EXPECT_EQ(Call({"BRPOP", "l2", "0.01"}).type, Reply::Type::kNullArray);
+}
+
+TEST_F(KeyBlockingTest, BlmoveWaitsAndItsPushWakesTheNextWaiter) {
+  std::unique_ptr<RespClient> mover = Connect(), popper = Connect();
+  Send(*mover, {"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"});
+  AwaitBlocked(1);
+  Send(*popper, {"BLPOP", "dst", "0"});
+  AwaitBlocked(2);
+  ASSERT_EQ(Do({"LPUSH", "src", "job"}), "(integer) 1");
+  EXPECT_EQ(Next(*mover).ToString(), R"("job")");
+  // The move's push to dst is a write like any other: it serves dst's waiter.
+  EXPECT_EQ(Next(*popper).ToString(), R"(["dst", "job"])");
+  AwaitBlocked(0);
+  // BRPOPLPUSH answers a null bulk string at its timeout.
+  EXPECT_EQ(Call({"BRPOPLPUSH", "src", "dst", "0.01"}).type, Reply::Type::kNullBulk);
+  EXPECT_EQ(Do({"BLMOVE", "src", "dst", "UP", "RIGHT", "0"}), "(error) ERR syntax error");
+}
+
+TEST_F(KeyBlockingTest, ListWaitsInsideMultiDoNotBlock) {
+  ASSERT_EQ(Do({"MULTI"}), "OK");
+  ASSERT_EQ(Do({"BLPOP", "l", "0"}), "QUEUED");
+  ASSERT_EQ(Do({"BLMOVE", "l", "m", "LEFT", "LEFT", "0"}), "QUEUED");
+  ASSERT_EQ(Do({"RPUSH", "l", "x"}), "QUEUED");
+  ASSERT_EQ(Do({"BRPOPLPUSH", "l", "m", "0"}), "QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), R"([(nil), (nil), (integer) 1, "x"])");
+  EXPECT_EQ(Do({"LRANGE", "m", "0", "-1"}), R"(["x"])");
 }
 
 }  // namespace
