@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "records/composite_row.h"
 #include "records/record_validation.h"
 #include "storage/key_codec.h"
 #include "storage/list_meta.h"
@@ -35,23 +36,16 @@ bool Consistent(const ListMeta& meta) {
 // Reads the keyspace row of key: kWrongType when it holds another kind, kCorruption when its
 // metadata does not decode.
 Result<ListState> Load(Rows& records, std::int64_t now_ms, std::string_view key) {
-  CAIRN_RETURN_IF_ERROR(ValidateKey(key));
-  ListState state;
-  state.row_key = EncodeRowKey(RowTag::kKeyspace, key);
-  std::string stored;
-  rocksdb::Status s = records.Read(state.row_key, &stored);
-  if (s.IsNotFound()) return state;
-  if (!s.ok()) return FromRocks(s, "read '" + Printable(key) + "'");
-  CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, key));
-  if (IsExpired(header.expires_at_ms, now_ms)) return state;
-  if (header.type != ValueType::kList) return WrongTypeError();
-  state.meta = DecodeListMeta(Payload(stored));
+  CAIRN_ASSIGN_OR_RETURN(CompositeRow row,
+                         ReadCompositeRow(records, now_ms, key, ValueType::kList));
+  ListState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
+  if (!row.payload) return state;
+  state.meta = DecodeListMeta(*row.payload);
   if (!state.meta || !Consistent(*state.meta)) {
     return Status::Corruption("list '" + Printable(key) + "' has unreadable metadata (" +
-                              std::to_string(Payload(stored).size()) +
+                              std::to_string(row.payload->size()) +
                               " bytes); refusing to use or overwrite it");
   }
-  state.expires_at_ms = header.expires_at_ms;
   return state;
 }
 

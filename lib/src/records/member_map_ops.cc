@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cairn/limits.h"
+#include "records/composite_row.h"
 #include "records/record_validation.h"
 #include "storage/composite_meta.h"
 #include "storage/key_codec.h"
@@ -18,23 +19,15 @@ namespace cairn::internal::member_map_ops {
 
 Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms,
                          std::string_view key) {
-  CAIRN_RETURN_IF_ERROR(ValidateKey(key));
-  MapState state;
-  state.row_key = EncodeRowKey(RowTag::kKeyspace, key);
-  std::string stored;
-  rocksdb::Status s = records.Read(state.row_key, &stored);
-  if (s.IsNotFound()) return state;
-  if (!s.ok()) return FromRocks(s, "read '" + Printable(key) + "'");
-  CAIRN_ASSIGN_OR_RETURN(ValueHeader header, DecodeHeader(stored, key));
-  if (IsExpired(header.expires_at_ms, now_ms)) return state;
-  if (header.type != kind.type) return WrongTypeError();
-  state.meta = DecodeCompositeMeta(Payload(stored));
+  CAIRN_ASSIGN_OR_RETURN(CompositeRow row, ReadCompositeRow(records, now_ms, key, kind.type));
+  MapState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
+  if (!row.payload) return state;
+  state.meta = DecodeCompositeMeta(*row.payload);
   if (!state.meta) {
     return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) +
-                              "' has metadata of " + std::to_string(Payload(stored).size()) +
+                              "' has metadata of " + std::to_string(row.payload->size()) +
                               " bytes; refusing to use or overwrite it");
   }
-  state.expires_at_ms = header.expires_at_ms;
   return state;
 }
 
@@ -83,7 +76,6 @@ Status ValidateMemberScan(const MemberScanRequest& request) {
   }
   return Status::Ok();
 }
-
 
 Status StartNew(Keyspace& ks, MapState& state, CompositeMeta& meta) {
   // A new incarnation: rows left by an earlier value of this key are not ours.
@@ -304,9 +296,9 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
     const std::string target = EncodeMemberPrefix(kind->tag, to, moved.version);
     CAIRN_RETURN_IF_ERROR(CopyRows(ks.members, source, target, to));
     if (kind->index_tag) {
-      CAIRN_RETURN_IF_ERROR(
-          CopyRows(ks.members, EncodeMemberPrefix(*kind->index_tag, from, meta->version),
-                   EncodeMemberPrefix(*kind->index_tag, to, moved.version), to));
+      CAIRN_RETURN_IF_ERROR(CopyRows(ks.members,
+                                     EncodeMemberPrefix(*kind->index_tag, from, meta->version),
+                                     EncodeMemberPrefix(*kind->index_tag, to, moved.version), to));
     }
     stored = EncodeValue(header.type, header.expires_at_ms, EncodeCompositeMeta(moved));
   }
