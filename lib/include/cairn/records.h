@@ -1,9 +1,9 @@
 // Records: the base keyspace of Cairn — binary keys mapped to values, each with an optional
 // absolute expiry time. A value is a string (Get, Set, …), a hash of fields (Hash…), a set
-// of members (Set…) or a sorted set of scored members (ZSet…). The calls for one kind answer kWrongType on a key holding another;
-// Delete, the expiry calls, Type, Rename and Scan take keys of every kind. Deleting or
-// expiring a hash or set is O(1) whatever its size: its members become unreachable at once
-// and compaction removes them.
+// of members (Set…), a sorted set of scored members (ZSet…) or a list of items (List…). The
+// calls for one kind answer kWrongType on a key holding another; Delete, the expiry calls,
+// Type, Rename and Scan take keys of every kind. Deleting or expiring a value of any kind is
+// O(1) whatever its size: its members become unreachable at once and compaction removes them.
 //
 // Store (store.h) implements Records, each call atomic on its own; Transaction
 // (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
