@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "cairn/lease.h"
@@ -96,8 +97,12 @@ class LeaseManager::Impl {
     auto stopped = [&] { return o.stop != nullptr && o.stop->load(); };
     Wakeup wakeup;
     internal::WakeupRegistry::Entry ticket(waiters_, std::string(resource), &wakeup);
+    std::optional<LeaseBusy> last_busy;  // What the last try met.
     while (true) {
       const std::int64_t now = clock.NowMs();
+      // Stopped while waiting (the caller went away): no further try, which could take the
+      // lease for nobody.
+      if (last_busy && stopped()) return AcquireResult(*last_busy);
       if (!ticket.first() && now < deadline && !stopped()) {
         // Not our turn: wait for the waiters ahead of us (or our deadline), then look again.
         clock.WaitUntil(wakeup, deadline);
@@ -107,6 +112,7 @@ class LeaseManager::Impl {
       if (!result.ok()) return result;
       const auto* busy = std::get_if<LeaseBusy>(&*result);
       if (busy == nullptr || now >= deadline || stopped()) return result;
+      last_busy = *busy;
       // Woken by a release through this manager, or at the holder's expiry instant, or at our
       // deadline, whichever comes first.
       clock.WaitUntil(wakeup, std::min(deadline, now + busy->retry_after_ms));
