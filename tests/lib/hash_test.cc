@@ -97,6 +97,11 @@ TEST_F(HashTest, SetCountsNewFieldsAndKeepsTheLastValueOfARepeatedOne) {
   EXPECT_EQ(Length("h"), 3u);
   EXPECT_EQ(Length("missing"), 0u);
   EXPECT_EQ(*store_->Type("h"), KeyType::kHash);
+  // A field named twice in the call that creates the hash (which skips its reads).
+  EXPECT_EQ(Set("fresh", {{"x", "1"}, {"y", "2"}, {"x", "3"}}), 2u);
+  EXPECT_EQ(Field("fresh", "x"), "3");
+  EXPECT_EQ(Length("fresh"), 2u);
+  EXPECT_EQ(MemberRows(), 5u);
 }
 
 TEST_F(HashTest, BinaryAndEmptyFieldsAndValues) {

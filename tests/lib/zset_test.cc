@@ -211,6 +211,12 @@ TEST_F(ZSetTest, PutCountsNewMembersAndKeepsTheLastScoreOfARepeatedOne) {
   EXPECT_EQ(Size("z"), 4u);
   // One member row and one score-index row per member: no stale index row is left behind.
   EXPECT_EQ(MemberRows(), 8u);
+
+  // The same on a sorted set the call creates (whose writes skip the reads of old scores).
+  EXPECT_EQ(Put("fresh", {{"x", 9}, {"y", 2}, {"x", -1}, {"x", -1}}), 2u);
+  EXPECT_EQ(Range("fresh", ByRank(0, -1)), (Scored{{"x", -1}, {"y", 2}}));
+  EXPECT_EQ(Size("fresh"), 2u);
+  EXPECT_EQ(MemberRows(), 12u);
 }
 
 TEST_F(ZSetTest, UpdatingAScoreMovesTheMember) {

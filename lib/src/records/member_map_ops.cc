@@ -1,6 +1,7 @@
 #include "records/member_map_ops.h"
 
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 #include "cairn/limits.h"
@@ -133,6 +134,7 @@ Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
   }
   CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
   CompositeMeta meta;
+  const bool fresh = !state.meta;
   if (state.meta) {
     meta = *state.meta;
   } else {
@@ -141,14 +143,21 @@ Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
   std::string row;
   std::size_t added = 0;
+  // A value just created has no rows under its new version: what is new is told without
+  // reading (only a member named twice in this call is not).
+  std::unordered_set<std::string_view> named;
   for (const HashField& f : fields) {
     row.assign(prefix).append(f.field);
-    std::string ignored;
-    rocksdb::Status found = ks.members.ReadUnlocked(row, &ignored);
-    if (found.IsNotFound()) {
-      ++added;
-    } else if (!found.ok()) {
-      return FromRocks(found, "read a member of '" + Printable(key) + "'");
+    if (fresh) {
+      added += named.insert(f.field).second ? 1 : 0;
+    } else {
+      std::string ignored;
+      rocksdb::Status found = ks.members.ReadUnlocked(row, &ignored);
+      if (found.IsNotFound()) {
+        ++added;
+      } else if (!found.ok()) {
+        return FromRocks(found, "read a member of '" + Printable(key) + "'");
+      }
     }
     rocksdb::Status s = ks.members.Write(row, EncodeValue(ValueType::kMember, 0, f.value));
     if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(key) + "'");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "records/member_map_ops.h"
 #include "storage/member_key.h"
@@ -139,9 +140,8 @@ class Collector {
   std::vector<ScoredMember> out_;
 };
 
-Result<std::vector<ScoredMember>> RangeByRank(Keyspace& ks, std::string_view key,
-                                              const Prefixes& p, std::uint64_t size,
-                                              const ZRangeRequest& r) {
+Result<std::vector<ScoredMember>> RangeByRank(Keyspace& ks, std::string_view key, const Prefixes& p,
+                                              std::uint64_t size, const ZRangeRequest& r) {
   const auto n = static_cast<std::int64_t>(size);
   std::int64_t start = r.start < 0 ? r.start + n : r.start;
   std::int64_t stop = r.stop < 0 ? r.stop + n : r.stop;
@@ -183,8 +183,8 @@ Result<std::vector<ScoredMember>> RangeByScore(Keyspace& ks, std::string_view ke
   for (; walk.Valid(); walk.Step(r.reverse)) {
     const IndexRow row = ParseIndexRow(walk.Suffix());
     const bool in_min = AboveMin(row.score, r.min_score), in_max = BelowMax(row.score, r.max_score);
-    if (r.reverse ? !in_min : !in_max) break;        // Past the far end.
-    if (r.reverse ? !in_max : !in_min) continue;     // Not yet at the near end.
+    if (r.reverse ? !in_min : !in_max) break;     // Past the far end.
+    if (r.reverse ? !in_max : !in_min) continue;  // Not yet at the near end.
     if (!collect.Add(row.member, row.score)) break;
   }
   CAIRN_RETURN_IF_ERROR(walk.status(key));
@@ -240,6 +240,7 @@ Result<std::size_t> Put(Keyspace& ks, std::int64_t now_ms, std::string_view key,
   CAIRN_ASSIGN_OR_RETURN(MapState state,
                          member_map_ops::LoadMap(kZSetKind, ks.records, now_ms, key));
   CompositeMeta meta;
+  const bool fresh = !state.meta;
   if (state.meta) {
     meta = *state.meta;
   } else {
@@ -247,8 +248,17 @@ Result<std::size_t> Put(Keyspace& ks, std::int64_t now_ms, std::string_view key,
   }
   const Prefixes p = PrefixesOf(key, meta.version);
   std::size_t added = 0;
+  // A sorted set just created has no rows under its new version: a member's old score is
+  // the one this call gave it, if any, and needs no read.
+  std::unordered_map<std::string_view, double> written;
   for (const ZSetEntry& e : entries) {
-    CAIRN_ASSIGN_OR_RETURN(std::optional<double> old, StoredScore(ks, key, p, e.member));
+    std::optional<double> old;
+    if (fresh) {
+      if (auto it = written.find(e.member); it != written.end()) old = it->second;
+      written[e.member] = e.score;
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(old, StoredScore(ks, key, p, e.member));
+    }
     if (old && ScoreBits(*old) == ScoreBits(e.score)) continue;
     if (old) {
       CAIRN_RETURN_IF_ERROR(WriteStatus(ks.members.Remove(ScoreRow(p, *old, e.member)), key));
@@ -325,9 +335,8 @@ Result<std::vector<ScoredMember>> Range(Keyspace& ks, std::int64_t now_ms, std::
   return Status::InvalidArgument("unknown kind of range");
 }
 
-Result<std::optional<std::uint64_t>> Rank(Keyspace& ks, std::int64_t now_ms,
-                                          std::string_view key, std::string_view member,
-                                          bool reverse) {
+Result<std::optional<std::uint64_t>> Rank(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                                          std::string_view member, bool reverse) {
   CAIRN_RETURN_IF_ERROR(member_map_ops::ValidateMember(kZSetKind, member));
   CAIRN_ASSIGN_OR_RETURN(MapState state,
                          member_map_ops::LoadMap(kZSetKind, ks.records, now_ms, key));
@@ -343,15 +352,15 @@ Result<std::optional<std::uint64_t>> Rank(Keyspace& ks, std::int64_t now_ms,
   for (walk.SeekFirst({}); walk.Valid() && walk.Suffix() != target; walk.Step(false)) ++rank;
   CAIRN_RETURN_IF_ERROR(walk.status(key));
   if (!walk.Valid() || rank >= state.meta->size) {
-    return Status::Corruption("sorted set '" + Printable(key) + "' lacks the index row of a member");
+    return Status::Corruption("sorted set '" + Printable(key) +
+                              "' lacks the index row of a member");
   }
   return std::optional<std::uint64_t>(reverse ? state.meta->size - 1 - rank : rank);
 }
 
 Result<ZSetPage> Scan(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                       const MemberScanRequest& request) {
-  CAIRN_ASSIGN_OR_RETURN(HashPage rows,
-                         member_map_ops::Scan(kZSetKind, ks, now_ms, key, request));
+  CAIRN_ASSIGN_OR_RETURN(HashPage rows, member_map_ops::Scan(kZSetKind, ks, now_ms, key, request));
   ZSetPage page;
   page.entries.reserve(rows.entries.size());
   for (HashEntry& e : rows.entries) {
