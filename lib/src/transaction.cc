@@ -144,32 +144,43 @@ Result<SetPage> Transaction::SetScan(std::string_view key, const MemberScanReque
       [&](Keyspace& ks, std::int64_t now) { return maps::ScanSet(ks, now, key, request); });
 }
 
-Result<std::optional<double>> Transaction::ZSetScore(std::string_view key, std::string_view member) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Score(ks, now, key, member); });
+Result<std::optional<double>> Transaction::ZSetScore(std::string_view key,
+                                                     std::string_view member) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Score(ks, now, key, member); });
 }
 
 Result<std::size_t> Transaction::ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Put(ks, now, key, entries); });
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Put(ks, now, key, entries); });
 }
 
-Result<std::size_t> Transaction::ZSetRemove(std::string_view key, std::span<const std::string_view> members) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Remove(ks, now, key, members); });
+Result<std::size_t> Transaction::ZSetRemove(std::string_view key,
+                                            std::span<const std::string_view> members) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Remove(ks, now, key, members); });
 }
 
 Result<std::uint64_t> Transaction::ZSetSize(std::string_view key) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Size(ks, now, key); });
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Size(ks, now, key); });
 }
 
-Result<std::vector<ScoredMember>> Transaction::ZSetRange(std::string_view key, const ZRangeRequest& request) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Range(ks, now, key, request); });
+Result<std::vector<ScoredMember>> Transaction::ZSetRange(std::string_view key,
+                                                         const ZRangeRequest& request) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Range(ks, now, key, request); });
 }
 
-Result<std::optional<std::uint64_t>> Transaction::ZSetRank(std::string_view key, std::string_view member, bool reverse) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Rank(ks, now, key, member, reverse); });
+Result<std::optional<std::uint64_t>> Transaction::ZSetRank(std::string_view key,
+                                                           std::string_view member, bool reverse) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Rank(ks, now, key, member, reverse); });
 }
 
 Result<ZSetPage> Transaction::ZSetScan(std::string_view key, const MemberScanRequest& request) {
-  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return zset::Scan(ks, now, key, request); });
 }
 
 Result<std::uint64_t> Transaction::ListPush(std::string_view key,

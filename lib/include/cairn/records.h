@@ -329,8 +329,7 @@ class Records {
                                                   std::string_view member) = 0;
   // Writes the scores in order (a member named twice ends with its last score); returns how
   // many members were new. A NaN score is kInvalidArgument.
-  virtual Result<std::size_t> ZSetPut(std::string_view key,
-                                      std::span<const ZSetEntry> entries) = 0;
+  virtual Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) = 0;
   // Removes the members; returns how many were present.
   virtual Result<std::size_t> ZSetRemove(std::string_view key,
                                          std::span<const std::string_view> members) = 0;
@@ -341,8 +340,7 @@ class Records {
                                                       const ZRangeRequest& request) = 0;
   // The member's rank (0: lowest score; with `reverse`, 0: highest), or nullopt. O(rank).
   virtual Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key,
-                                                        std::string_view member,
-                                                        bool reverse) = 0;
+                                                        std::string_view member, bool reverse) = 0;
   // One page of members in byte order of the member, with HashScan's guarantees.
   virtual Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) = 0;
 

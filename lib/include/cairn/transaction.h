@@ -59,8 +59,7 @@ class Transaction final : public Records {
   Result<bool> SetContains(std::string_view key, std::string_view member) override;
   Result<std::uint64_t> SetSize(std::string_view key) override;
   Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) override;
-  Result<std::optional<double>> ZSetScore(std::string_view key,
-                                          std::string_view member) override;
+  Result<std::optional<double>> ZSetScore(std::string_view key, std::string_view member) override;
   Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) override;
   Result<std::size_t> ZSetRemove(std::string_view key,
                                  std::span<const std::string_view> members) override;

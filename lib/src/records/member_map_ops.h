@@ -23,10 +23,10 @@
 namespace cairn::internal::member_map_ops {
 
 struct MapKind {
-  ValueType type;                // Of the metadata row.
-  RowTag tag;                    // Of the member rows.
-  std::string_view noun;         // "hash", in messages.
-  std::string_view member_noun;  // "field".
+  ValueType type;                                  // Of the metadata row.
+  RowTag tag;                                      // Of the member rows.
+  std::string_view noun;                           // "hash", in messages.
+  std::string_view member_noun;                    // "field".
   std::optional<RowTag> index_tag = std::nullopt;  // Of a second set of rows (zset_ops.h).
 };
 inline constexpr MapKind kHashKind{ValueType::kHash, RowTag::kHashField, "hash", "field"};

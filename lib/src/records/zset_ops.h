@@ -27,9 +27,8 @@ Result<std::size_t> Remove(Keyspace& ks, std::int64_t now_ms, std::string_view k
 Result<std::uint64_t> Size(Keyspace& ks, std::int64_t now_ms, std::string_view key);
 Result<std::vector<ScoredMember>> Range(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                                         const ZRangeRequest& request);
-Result<std::optional<std::uint64_t>> Rank(Keyspace& ks, std::int64_t now_ms,
-                                          std::string_view key, std::string_view member,
-                                          bool reverse);
+Result<std::optional<std::uint64_t>> Rank(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                                          std::string_view member, bool reverse);
 Result<ZSetPage> Scan(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                       const MemberScanRequest& request);
 
