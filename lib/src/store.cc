@@ -9,6 +9,7 @@
 #include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
+#include "records/stream_ops.h"
 #include "records/zset_ops.h"
 #include "storage/rocks_status.h"
 #include "store_core.h"
@@ -21,6 +22,7 @@ namespace ops = internal::record_ops;
 namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
 namespace lists = internal::list_ops;
+namespace streams = internal::stream_ops;
 using internal::ColumnFamily;
 using internal::Keyspace;
 using internal::Rows;
@@ -374,5 +376,39 @@ Status Store::RunTransaction(const std::function<Status(Transaction&)>& fn, int 
 Status Store::Sync() { return core_->Sync(); }
 
 Status Store::Compact() { return core_->Compact(); }
+
+Result<StreamAddResult> Store::StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                         const StreamAddOptions& options) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return streams::Add(ks, now, key, fields, options);
+  });
+}
+
+Result<std::uint64_t> Store::StreamLength(std::string_view key) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return streams::Length(ks, now, key); });
+}
+
+Result<std::vector<StreamEntry>> Store::StreamRange(std::string_view key,
+                                                    const StreamRangeRequest& request) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return streams::Range(ks, now, key, request);
+  });
+}
+
+Result<std::size_t> Store::StreamDelete(std::string_view key, std::span<const StreamId> ids) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return streams::Delete(ks, now, key, ids); });
+}
+
+Result<std::uint64_t> Store::StreamTrim(std::string_view key, const StreamTrimRule& rule) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return streams::Trim(ks, now, key, rule); });
+}
+
+Result<std::optional<StreamSummary>> Store::StreamDescribe(std::string_view key) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return streams::Describe(ks, now, key); });
+}
 
 }  // namespace cairn

@@ -3,6 +3,7 @@
 #include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
+#include "records/stream_ops.h"
 #include "records/zset_ops.h"
 #include "storage/rocks_status.h"
 #include "transaction_core.h"
@@ -13,6 +14,7 @@ namespace ops = internal::record_ops;
 namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
 namespace lists = internal::list_ops;
+namespace streams = internal::stream_ops;
 using internal::Keyspace;
 using internal::Rows;
 using maps::kHashKind;
@@ -266,6 +268,39 @@ Status Transaction::RollbackToSavePoint() { return core_->RollbackToSavePoint();
 
 Status Transaction::PopSavePoint() {
   return internal::FromRocks(core_->raw().PopSavePoint(), "drop a save point");
+}
+
+Result<StreamAddResult> Transaction::StreamAdd(std::string_view key,
+                                               std::span<const HashField> fields,
+                                               const StreamAddOptions& options) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Add(ks, now, key, fields, options); });
+}
+
+Result<std::uint64_t> Transaction::StreamLength(std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Length(ks, now, key); });
+}
+
+Result<std::vector<StreamEntry>> Transaction::StreamRange(std::string_view key,
+                                                          const StreamRangeRequest& request) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Range(ks, now, key, request); });
+}
+
+Result<std::size_t> Transaction::StreamDelete(std::string_view key, std::span<const StreamId> ids) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Delete(ks, now, key, ids); });
+}
+
+Result<std::uint64_t> Transaction::StreamTrim(std::string_view key, const StreamTrimRule& rule) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Trim(ks, now, key, rule); });
+}
+
+Result<std::optional<StreamSummary>> Transaction::StreamDescribe(std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return streams::Describe(ks, now, key); });
 }
 
 }  // namespace cairn

@@ -148,6 +148,27 @@ class BusyNotingRecords final : public Records {
     return Note(txn_.ListMove(source, destination, from_end, to_end));
   }
 
+  Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                    const StreamAddOptions& options) override {
+    return Note(txn_.StreamAdd(key, fields, options));
+  }
+  Result<std::uint64_t> StreamLength(std::string_view key) override {
+    return Note(txn_.StreamLength(key));
+  }
+  Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
+                                               const StreamRangeRequest& request) override {
+    return Note(txn_.StreamRange(key, request));
+  }
+  Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) override {
+    return Note(txn_.StreamDelete(key, ids));
+  }
+  Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) override {
+    return Note(txn_.StreamTrim(key, rule));
+  }
+  Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) override {
+    return Note(txn_.StreamDescribe(key));
+  }
+
  private:
   template <typename T>
   Result<T> Note(Result<T> result) {

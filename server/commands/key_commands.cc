@@ -60,6 +60,8 @@ std::string_view TypeName(KeyType type) {
       return "zset";
     case KeyType::kList:
       return "list";
+    case KeyType::kStream:
+      return "stream";
   }
   return "none";
 }

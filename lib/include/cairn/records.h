@@ -1,9 +1,10 @@
 // Records: the base keyspace of Cairn — binary keys mapped to values, each with an optional
 // absolute expiry time. A value is a string (Get, Set, …), a hash of fields (Hash…), a set
-// of members (Set…), a sorted set of scored members (ZSet…) or a list of items (List…). The
-// calls for one kind answer kWrongType on a key holding another; Delete, the expiry calls,
-// Type, Rename and Scan take keys of every kind. Deleting or expiring a value of any kind is
-// O(1) whatever its size: its members become unreachable at once and compaction removes them.
+// of members (Set…), a sorted set of scored members (ZSet…), a list of items (List…) or a
+// stream of entries (Stream…). The calls for one kind answer kWrongType on a key holding another;
+// Delete, the expiry calls, Type, Rename and Scan take keys of every kind. Deleting or expiring a
+// value of any kind is O(1) whatever its size: its members become unreachable at once and
+// compaction removes them.
 //
 // Store (store.h) implements Records, each call atomic on its own; Transaction
 // (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
@@ -105,7 +106,7 @@ struct ScanRequest {
 };
 
 // The kind of value a key holds.
-enum class KeyType { kNone, kString, kHash, kSet, kZSet, kList };
+enum class KeyType { kNone, kString, kHash, kSet, kZSet, kList, kStream };
 
 struct ScanEntry {
   std::string key;
@@ -230,6 +231,88 @@ struct ListPositionOptions {
   std::uint64_t count = 1;
   // Compare at most this many items (from where the walk starts); 0: all. Default: 0.
   std::uint64_t max_len = 0;
+};
+
+// A stream entry's id: milliseconds, then a sequence number among the entries of that
+// millisecond. Ids order a stream's entries; Redis writes them "ms-seq".
+struct StreamId {
+  std::uint64_t ms = 0;
+  std::uint64_t seq = 0;
+  friend auto operator<=>(const StreamId&, const StreamId&) = default;
+};
+
+inline constexpr StreamId kMaxStreamId{UINT64_MAX, UINT64_MAX};
+
+struct StreamEntry {
+  StreamId id;
+  // Its field-value pairs in the order added (a field may appear twice, as in Redis).
+  std::vector<HashEntry> fields;
+};
+
+// Which entries a trim removes, always the oldest first (Redis's MAXLEN and MINID).
+struct StreamTrimRule {
+  enum class By {
+    kNone,       // Trim nothing.
+    kMaxLength,  // Remove entries until at most max_length are left.
+    kMinId,      // Remove the entries whose ids are below min_id.
+  };
+  By by = By::kNone;
+  std::uint64_t max_length = 0;
+  StreamId min_id;
+  // Remove at most this many entries; 0: no bound (Redis's LIMIT).
+  std::uint64_t limit = 0;
+};
+
+struct StreamAddOptions {
+  enum class IdMode {
+    // The clock's milliseconds, or the last id's when the clock is behind them (ids never go
+    // back), with the next free sequence number.
+    kAuto,
+    // id.ms with the next free sequence number (Redis's "ms-*").
+    kAutoSequence,
+    // id as given; it must be above the stream's last id.
+    kExplicit,
+  };
+  IdMode id_mode = IdMode::kAuto;
+  StreamId id;
+  // Add nothing when the stream is absent (Redis's NOMKSTREAM). Default: create it.
+  bool only_if_exists = false;
+  // Applied after the entry is added (so MAXLEN 0 keeps no entry, not even the new one).
+  StreamTrimRule trim;
+};
+
+enum class StreamAddOutcome {
+  kAdded,
+  kNoStream,      // only_if_exists, and the stream is absent: nothing was written.
+  kIdTooSmall,    // The id is not above the stream's last id: nothing was written.
+  kIdZero,        // The id is 0-0, which no entry may have: nothing was written.
+  kIdsExhausted,  // The stream's last id is the greatest possible: nothing was written.
+};
+
+struct StreamAddResult {
+  StreamAddOutcome outcome = StreamAddOutcome::kAdded;
+  StreamId id;  // The new entry's id, when added.
+};
+
+// Which entries StreamRange returns: ids first … last, both included.
+struct StreamRangeRequest {
+  StreamId first;
+  StreamId last = kMaxStreamId;
+  // Newest first.
+  bool reverse = false;
+  // At most this many; 0: all.
+  std::uint64_t count = 0;
+};
+
+// What a stream is, as Redis's XINFO STREAM reports it.
+struct StreamSummary {
+  std::uint64_t length = 0;
+  StreamId last_id;                 // The greatest id ever added (entries since deleted included).
+  StreamId first_id;                // The first entry's id; 0-0 when the stream is empty.
+  StreamId max_deleted_id;          // The greatest id StreamDelete removed; 0-0 if none.
+  std::uint64_t entries_added = 0;  // Entries ever added, deleted ones included.
+  std::optional<StreamEntry> first_entry;
+  std::optional<StreamEntry> last_entry;
 };
 
 class Records {
@@ -400,6 +483,27 @@ class Records {
   virtual Result<std::optional<std::string>> ListMove(std::string_view source,
                                                       std::string_view destination,
                                                       ListEnd from_end, ListEnd to_end) = 0;
+
+  // Streams: append-only logs of entries (field-value pairs) ordered by id. Unlike the other
+  // kinds a stream may be empty: it is created by its first StreamAdd and lives until deleted
+  // or expired, keeping its last id, so ids only grow. Fields and values are binary, each at
+  // most kMaxValueBytes. Costs: adding O(1) plus the entries trimmed, a range O(entries
+  // returned), a delete O(ids given). Every call answers kWrongType for a key of another kind.
+
+  // Adds an entry with the fields (REQUIRES: at least one) as options say, then trims.
+  virtual Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                            const StreamAddOptions& options) = 0;
+  // How many entries the stream has (0 when absent).
+  virtual Result<std::uint64_t> StreamLength(std::string_view key) = 0;
+  // The entries the request selects, in its order; empty when the stream is absent.
+  virtual Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
+                                                       const StreamRangeRequest& request) = 0;
+  // Removes the entries with these ids and returns how many there were.
+  virtual Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) = 0;
+  // Removes the oldest entries as the rule says; returns how many.
+  virtual Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) = 0;
+  // The stream's summary, or nullopt when it is absent.
+  virtual Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) = 0;
 };
 
 }  // namespace cairn

@@ -104,6 +104,14 @@ class Store final : public Records {
                                                   const ListPositionOptions& options) override;
   Result<std::optional<std::string>> ListMove(std::string_view source, std::string_view destination,
                                               ListEnd from_end, ListEnd to_end) override;
+  Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                    const StreamAddOptions& options) override;
+  Result<std::uint64_t> StreamLength(std::string_view key) override;
+  Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
+                                               const StreamRangeRequest& request) override;
+  Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) override;
+  Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) override;
+  Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) override;
 
   // Starts a transaction. Its commit is durable as Options::durability says.
   Result<std::unique_ptr<Transaction>> BeginTransaction();

@@ -89,6 +89,14 @@ class Transaction final : public Records {
                                                   const ListPositionOptions& options) override;
   Result<std::optional<std::string>> ListMove(std::string_view source, std::string_view destination,
                                               ListEnd from_end, ListEnd to_end) override;
+  Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                    const StreamAddOptions& options) override;
+  Result<std::uint64_t> StreamLength(std::string_view key) override;
+  Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
+                                               const StreamRangeRequest& request) override;
+  Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) override;
+  Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) override;
+  Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) override;
 
   // Makes every write of the transaction visible at once, durable as Options::durability says.
   // Fails with kFailedPrecondition if already committed or rolled back.

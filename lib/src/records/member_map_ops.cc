@@ -12,6 +12,7 @@
 #include "storage/list_meta.h"
 #include "storage/member_key.h"
 #include "storage/rocks_status.h"
+#include "storage/stream_meta.h"
 #include "storage/value_header.h"
 #include "util/printable.h"
 #include "util/status_macros.h"
@@ -257,6 +258,30 @@ Result<SetPage> ScanSet(Keyspace& ks, std::int64_t now_ms, std::string_view key,
   return page;
 }
 
+namespace {
+
+// A kind whose metadata starts with its version and whose members are rows of one tag.
+struct SequenceKind {
+  RowTag tag;
+  std::string_view noun;
+  bool (*valid)(std::string_view payload);
+};
+
+std::optional<SequenceKind> SequenceKindOf(ValueType type) {
+  switch (type) {
+    case ValueType::kList:
+      return SequenceKind{RowTag::kListItem, "list",
+                          [](std::string_view p) { return DecodeListMeta(p).has_value(); }};
+    case ValueType::kStream:
+      return SequenceKind{RowTag::kStreamEntry, "stream",
+                          [](std::string_view p) { return DecodeStreamMeta(p).has_value(); }};
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view from,
                              std::string_view to, bool only_if_absent) {
   CAIRN_RETURN_IF_ERROR(ValidateKey(from));
@@ -281,18 +306,22 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
   }
   if (from == to) return RenameOutcome::kRenamed;
 
-  if (header.type == ValueType::kList) {
-    // A list's items are member rows too: copied under a new version, head and size kept.
-    std::optional<ListMeta> meta = DecodeListMeta(Payload(stored));
-    if (!meta) {
-      return Status::Corruption("list '" + Printable(from) + "' has unreadable metadata");
+  if (const std::optional<SequenceKind> sequence = SequenceKindOf(header.type)) {
+    // A list's items and a stream's entries are member rows too: copied under a new version,
+    // the rest of the metadata kept.
+    std::string payload(Payload(stored));
+    if (!sequence->valid(payload)) {
+      return Status::Corruption(std::string(sequence->noun) + " '" + Printable(from) +
+                                "' has unreadable metadata");
     }
-    ListMeta moved = *meta;
-    CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
-    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members,
-                                   EncodeMemberPrefix(RowTag::kListItem, from, meta->version),
-                                   EncodeMemberPrefix(RowTag::kListItem, to, moved.version), to));
-    stored = EncodeValue(header.type, header.expires_at_ms, EncodeListMeta(moved));
+    const std::uint64_t version = ReadBigEndian64(payload.data());
+    std::string moved_version;
+    CAIRN_ASSIGN_OR_RETURN(std::uint64_t moved, ks.versions.Next());
+    AppendBigEndian64(&moved_version, moved);
+    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members, EncodeMemberPrefix(sequence->tag, from, version),
+                                   EncodeMemberPrefix(sequence->tag, to, moved), to));
+    payload.replace(0, moved_version.size(), moved_version);
+    stored = EncodeValue(header.type, header.expires_at_ms, payload);
   } else if (const MapKind* kind = KindOf(header.type)) {
     std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
     if (!meta) {

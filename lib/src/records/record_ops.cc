@@ -253,6 +253,8 @@ KeyType KeyTypeOf(ValueType type) {
       return KeyType::kZSet;
     case ValueType::kList:
       return KeyType::kList;
+    case ValueType::kStream:
+      return KeyType::kStream;
     default:
       return KeyType::kString;
   }

@@ -29,6 +29,7 @@ enum class RowTag : char {
   kZSetMember = 'z',  // a sorted set's member → its score
   kZSetScore = 'Z',   // its score index: score (score_codec.h) then member
   kListItem = 'L',    // a list's item: its index (list_meta.h) → its value
+  kStreamEntry = 'X',  // a stream's entry: its id (stream_meta.h) → its fields
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

@@ -7,6 +7,7 @@
 #include "storage/key_codec.h"
 #include "storage/list_meta.h"
 #include "storage/member_key.h"
+#include "storage/stream_meta.h"
 #include "storage/value_header.h"
 
 namespace cairn::internal {
@@ -24,6 +25,8 @@ std::optional<ValueType> OwnerType(RowTag tag) {
       return ValueType::kZSet;
     case RowTag::kListItem:
       return ValueType::kList;
+    case RowTag::kStreamEntry:
+      return ValueType::kStream;
     default:
       return std::nullopt;
   }
@@ -75,6 +78,11 @@ class MemberFilter final : public rocksdb::CompactionFilter {
       std::optional<ListMeta> list = DecodeListMeta(Payload(stored));
       if (!list) return {};
       return {true, list->version};
+    }
+    if (owner == internal::ValueType::kStream) {
+      std::optional<StreamMeta> stream = DecodeStreamMeta(Payload(stored));
+      if (!stream) return {};
+      return {true, stream->version};
     }
     std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
     if (!meta) return {};

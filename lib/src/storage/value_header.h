@@ -30,11 +30,12 @@ enum class ValueType : std::uint8_t {
   kSet = 11,         // A keyspace set's metadata (composite_meta.h); members in `members`.
   kZSet = 12,        // A keyspace sorted set's metadata; members and score index in `members`.
   kList = 13,        // A keyspace list's metadata (list_meta.h); items in `members`.
+  kStream = 14,      // A keyspace stream's metadata (stream_meta.h); entries in `members`.
 };
 
 inline bool IsKnownValueType(std::uint8_t type) {
   return type >= static_cast<std::uint8_t>(ValueType::kString) &&
-         type <= static_cast<std::uint8_t>(ValueType::kList);
+         type <= static_cast<std::uint8_t>(ValueType::kStream);
 }
 
 struct ValueHeader {

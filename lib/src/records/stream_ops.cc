@@ -1,0 +1,340 @@
+#include "records/stream_ops.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "cairn/limits.h"
+#include "records/composite_row.h"
+#include "records/record_validation.h"
+#include "storage/key_codec.h"
+#include "storage/member_key.h"
+#include "storage/rocks_status.h"
+#include "storage/stream_fields.h"
+#include "storage/stream_meta.h"
+#include "storage/value_header.h"
+#include "util/printable.h"
+#include "util/status_macros.h"
+
+namespace cairn::internal::stream_ops {
+namespace {
+
+constexpr StreamId kNoId{};
+
+// How many entries a trim collects before it removes them (bounds its memory).
+constexpr std::size_t kTrimChunk = 1024;
+
+// A stream's keyspace row, read (and, in a transaction, locked).
+struct StreamState {
+  std::string row_key;
+  std::int64_t expires_at_ms = 0;
+  std::optional<StreamMeta> meta;  // nullopt: no live stream under the key.
+};
+
+Result<StreamState> Load(Rows& records, std::int64_t now_ms, std::string_view key) {
+  CAIRN_ASSIGN_OR_RETURN(CompositeRow row,
+                         ReadCompositeRow(records, now_ms, key, ValueType::kStream));
+  StreamState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
+  if (!row.payload) return state;
+  state.meta = DecodeStreamMeta(*row.payload);
+  if (!state.meta) {
+    return Status::Corruption("stream '" + Printable(key) + "' has unreadable metadata (" +
+                              std::to_string(row.payload->size()) +
+                              " bytes); refusing to use or overwrite it");
+  }
+  return state;
+}
+
+Status WriteMeta(Rows& records, std::string_view key, const StreamState& state,
+                 const StreamMeta& meta) {
+  rocksdb::Status s = records.Write(
+      state.row_key, EncodeValue(ValueType::kStream, state.expires_at_ms, EncodeStreamMeta(meta)));
+  if (s.ok()) return Status::Ok();
+  return FromRocks(s, "write stream '" + Printable(key) + "'");
+}
+
+// The id right after `id` (nullopt after the greatest).
+std::optional<StreamId> Successor(StreamId id) {
+  if (id.seq != UINT64_MAX) return StreamId{id.ms, id.seq + 1};
+  if (id.ms != UINT64_MAX) return StreamId{id.ms + 1, 0};
+  return std::nullopt;
+}
+
+// The entry rows of one incarnation of a stream, by id.
+class Entries {
+ public:
+  Entries(Keyspace& ks, std::string_view key, std::uint64_t version)
+      : rows_(ks.members),
+        key_(key),
+        prefix_(EncodeMemberPrefix(RowTag::kStreamEntry, key, version)) {}
+
+  std::string Row(StreamId id) const {
+    std::string row = prefix_;
+    AppendStreamId(&row, id);
+    return row;
+  }
+
+  Status Write(StreamId id, std::span<const HashField> fields) {
+    return Written(
+        rows_.Write(Row(id), EncodeValue(ValueType::kMember, 0, EncodeStreamFields(fields))));
+  }
+
+  Status Remove(StreamId id) { return Written(rows_.Remove(Row(id))); }
+
+  Result<bool> Exists(StreamId id) {
+    std::string stored;
+    rocksdb::Status s = rows_.ReadUnlocked(Row(id), &stored);
+    if (s.IsNotFound()) return false;
+    if (!s.ok()) return FromRocks(s, "read an entry of stream '" + Printable(key_) + "'");
+    return true;
+  }
+
+  // Calls visit(id, stored row value) for the entries from `from` on (included), ascending,
+  // or descending when `reverse`, until visit returns false or the entries run out.
+  Status Walk(StreamId from, bool reverse,
+              const std::function<bool(StreamId, std::string_view)>& visit) {
+    std::unique_ptr<rocksdb::Iterator> it = rows_.NewPrefixIterator(prefix_);
+    reverse ? it->SeekForPrev(Row(from)) : it->Seek(Row(from));
+    for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
+      const std::string_view row(it->key().data(), it->key().size());
+      if (row.size() != prefix_.size() + kStreamIdBytes || !row.starts_with(prefix_)) break;
+      if (!visit(ReadStreamId(row.data() + prefix_.size()),
+                 std::string_view(it->value().data(), it->value().size()))) {
+        return Status::Ok();
+      }
+    }
+    return FromRocks(it->status(), "read the entries of stream '" + Printable(key_) + "'");
+  }
+
+  Result<StreamEntry> Decode(StreamId id, std::string_view stored) const {
+    CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
+    std::optional<std::vector<HashEntry>> fields = DecodeStreamFields(Payload(stored));
+    if (!fields) {
+      return Status::Corruption("stream '" + Printable(key_) + "' has an unreadable entry");
+    }
+    return StreamEntry{id, std::move(*fields)};
+  }
+
+ private:
+  Status Written(const rocksdb::Status& s) const {
+    return s.ok() ? Status::Ok() : FromRocks(s, "write stream '" + Printable(key_) + "'");
+  }
+
+  Rows& rows_;
+  std::string_view key_;
+  std::string prefix_;
+};
+
+// The entries of request's range, in its order.
+Result<std::vector<StreamEntry>> Collect(Entries& entries, const StreamMeta& meta,
+                                         const StreamRangeRequest& request) {
+  std::vector<StreamEntry> out;
+  if (meta.length == 0 || request.first > request.last) return out;
+  // Forward walks start at the first live entry, not among the deleted rows before it.
+  const StreamId from = request.reverse ? std::min(request.last, meta.last_id)
+                                        : std::max(request.first, meta.first_id);
+  Status decoded = Status::Ok();
+  CAIRN_RETURN_IF_ERROR(entries.Walk(from, request.reverse, [&](StreamId id, std::string_view v) {
+    if (request.reverse ? id < request.first : id > request.last) return false;
+    Result<StreamEntry> entry = entries.Decode(id, v);
+    if (!entry.ok()) {
+      decoded = entry.status();
+      return false;
+    }
+    out.push_back(std::move(*entry));
+    return request.count == 0 || out.size() < request.count;
+  }));
+  CAIRN_RETURN_IF_ERROR(decoded);
+  return out;
+}
+
+// The id of the first entry at or after `from`, or 0-0 when there is none.
+Result<StreamId> FirstFrom(Entries& entries, StreamId from) {
+  StreamId first = kNoId;
+  CAIRN_RETURN_IF_ERROR(entries.Walk(from, false, [&](StreamId id, std::string_view) {
+    first = id;
+    return false;
+  }));
+  return first;
+}
+
+// Removes the oldest entries as the rule says; returns how many.
+Result<std::uint64_t> TrimEntries(Entries& entries, StreamMeta& meta, const StreamTrimRule& rule) {
+  if (rule.by == StreamTrimRule::By::kNone) return std::uint64_t{0};
+  std::uint64_t removed = 0;
+  std::optional<StreamId> from = meta.first_id;
+  while (meta.length > 0 && from) {
+    std::vector<StreamId> doomed;
+    bool done = false;
+    CAIRN_RETURN_IF_ERROR(entries.Walk(*from, false, [&](StreamId id, std::string_view) {
+      const std::uint64_t left = meta.length - doomed.size();
+      const bool goes =
+          rule.by == StreamTrimRule::By::kMaxLength ? left > rule.max_length : id < rule.min_id;
+      if (!goes || (rule.limit != 0 && removed + doomed.size() >= rule.limit)) {
+        done = true;
+        return false;
+      }
+      doomed.push_back(id);
+      return doomed.size() < kTrimChunk;
+    }));
+    for (StreamId id : doomed) CAIRN_RETURN_IF_ERROR(entries.Remove(id));
+    removed += doomed.size();
+    meta.length -= doomed.size();
+    if (done || doomed.size() < kTrimChunk) break;
+    from = Successor(doomed.back());
+  }
+  if (removed > 0) {
+    if (meta.length == 0) {
+      meta.first_id = kNoId;
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(meta.first_id, FirstFrom(entries, meta.first_id));
+    }
+  }
+  return removed;
+}
+
+Status ValidateFields(std::span<const HashField> fields) {
+  if (fields.empty()) return Status::InvalidArgument("a stream entry needs at least one field");
+  std::size_t bytes = 0;
+  for (const HashField& f : fields) {
+    CAIRN_RETURN_IF_ERROR(ValidateValue(f.field, "stream field"));
+    CAIRN_RETURN_IF_ERROR(ValidateValue(f.value, "stream value"));
+    bytes += 8 + f.field.size() + f.value.size();
+  }
+  if (bytes > kMaxValueBytes) {
+    return Status::InvalidArgument("a stream entry may hold at most " +
+                                   std::to_string(kMaxValueBytes) + " bytes; this one has " +
+                                   std::to_string(bytes));
+  }
+  return Status::Ok();
+}
+
+// The id a new entry gets, or why it gets none.
+std::variant<StreamId, StreamAddOutcome> NextId(const StreamAddOptions& options, StreamId last,
+                                                std::int64_t now_ms) {
+  switch (options.id_mode) {
+    case StreamAddOptions::IdMode::kExplicit:
+      if (options.id == kNoId) return StreamAddOutcome::kIdZero;
+      if (options.id <= last) return StreamAddOutcome::kIdTooSmall;
+      return options.id;
+    case StreamAddOptions::IdMode::kAutoSequence:
+      if (options.id.ms < last.ms || (options.id.ms == last.ms && last.seq == UINT64_MAX)) {
+        return StreamAddOutcome::kIdTooSmall;
+      }
+      return StreamId{options.id.ms, options.id.ms == last.ms ? last.seq + 1 : 0};
+    case StreamAddOptions::IdMode::kAuto:
+      break;
+  }
+  const auto now = static_cast<std::uint64_t>(std::max<std::int64_t>(now_ms, 0));
+  // The clock may step back: ids never do.
+  if (now > last.ms) return StreamId{now, 0};
+  if (std::optional<StreamId> next = Successor(last)) return *next;
+  return StreamAddOutcome::kIdsExhausted;
+}
+
+}  // namespace
+
+Result<StreamAddResult> Add(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                            std::span<const HashField> fields, const StreamAddOptions& options) {
+  CAIRN_RETURN_IF_ERROR(ValidateFields(fields));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  StreamMeta meta;
+  if (state.meta) {
+    meta = *state.meta;
+  } else {
+    if (options.only_if_exists) return StreamAddResult{StreamAddOutcome::kNoStream, kNoId};
+    // A fresh version: rows left by an earlier value of this key are not ours.
+    CAIRN_ASSIGN_OR_RETURN(meta.version, ks.versions.Next());
+    state.expires_at_ms = 0;
+  }
+  const std::variant<StreamId, StreamAddOutcome> next = NextId(options, meta.last_id, now_ms);
+  if (const auto* refused = std::get_if<StreamAddOutcome>(&next)) {
+    return StreamAddResult{*refused, kNoId};
+  }
+  const StreamId id = std::get<StreamId>(next);
+  Entries entries(ks, key, meta.version);
+  CAIRN_RETURN_IF_ERROR(entries.Write(id, fields));
+  if (meta.length == 0) meta.first_id = id;
+  ++meta.length;
+  ++meta.entries_added;
+  meta.last_id = id;
+  CAIRN_RETURN_IF_ERROR(TrimEntries(entries, meta, options.trim).status());
+  CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  return StreamAddResult{StreamAddOutcome::kAdded, id};
+}
+
+Result<std::uint64_t> Length(Keyspace& ks, std::int64_t now_ms, std::string_view key) {
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  return state.meta ? state.meta->length : 0;
+}
+
+Result<std::vector<StreamEntry>> Range(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                                       const StreamRangeRequest& request) {
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  if (!state.meta) return std::vector<StreamEntry>();
+  Entries entries(ks, key, state.meta->version);
+  return Collect(entries, *state.meta, request);
+}
+
+Result<std::size_t> Delete(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                           std::span<const StreamId> ids) {
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  if (!state.meta) return std::size_t{0};
+  StreamMeta meta = *state.meta;
+  Entries entries(ks, key, meta.version);
+  std::size_t removed = 0;
+  bool first_gone = false;
+  for (StreamId id : ids) {
+    CAIRN_ASSIGN_OR_RETURN(bool exists, entries.Exists(id));
+    if (!exists) continue;
+    CAIRN_RETURN_IF_ERROR(entries.Remove(id));
+    ++removed;
+    meta.max_deleted_id = std::max(meta.max_deleted_id, id);
+    first_gone = first_gone || id == meta.first_id;
+  }
+  if (removed == 0) return removed;
+  meta.length -= std::min<std::uint64_t>(removed, meta.length);
+  if (meta.length == 0) {
+    meta.first_id = kNoId;
+  } else if (first_gone) {
+    CAIRN_ASSIGN_OR_RETURN(meta.first_id, FirstFrom(entries, meta.first_id));
+  }
+  CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  return removed;
+}
+
+Result<std::uint64_t> Trim(Keyspace& ks, std::int64_t now_ms, std::string_view key,
+                           const StreamTrimRule& rule) {
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  if (!state.meta) return std::uint64_t{0};
+  StreamMeta meta = *state.meta;
+  Entries entries(ks, key, meta.version);
+  CAIRN_ASSIGN_OR_RETURN(std::uint64_t removed, TrimEntries(entries, meta, rule));
+  if (removed > 0) CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  return removed;
+}
+
+Result<std::optional<StreamSummary>> Describe(Keyspace& ks, std::int64_t now_ms,
+                                              std::string_view key) {
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  if (!state.meta) return std::optional<StreamSummary>();
+  const StreamMeta& meta = *state.meta;
+  StreamSummary summary{meta.length,        meta.last_id, meta.first_id, meta.max_deleted_id,
+                        meta.entries_added, std::nullopt, std::nullopt};
+  Entries entries(ks, key, meta.version);
+  for (bool reverse : {false, true}) {
+    StreamRangeRequest one;
+    one.reverse = reverse;
+    one.count = 1;
+    CAIRN_ASSIGN_OR_RETURN(std::vector<StreamEntry> found, Collect(entries, meta, one));
+    if (!found.empty()) {
+      (reverse ? summary.last_entry : summary.first_entry) = std::move(found.front());
+    }
+  }
+  return std::optional<StreamSummary>(std::move(summary));
+}
+
+}  // namespace cairn::internal::stream_ops
