@@ -135,7 +135,7 @@ void RunBlocking(CommandContext& ctx, BlockingCommand command) {
   }
   // Queued before the try, so that a write committed after the try began wakes it; and on
   // the io thread, so that clients queue in the order their commands arrived.
-  auto waiter = std::make_shared<KeyWaiter>(command.keys);
+  auto waiter = std::make_shared<KeyWaiter>(command.keys, command.takes);
   auto queued = std::make_shared<Registration>(ctx.server.key_waiters(), waiter);
   std::string out;
   Result<bool> served = TryOnStore(ctx.server.store(), command, ctx.session.protocol, &out);

@@ -22,6 +22,9 @@ struct BlockingCommand {
   std::int64_t timeout_ms = 0;
   // What a timeout answers: a null array (BLPOP, BZPOPMIN) or a null bulk (BLMOVE).
   bool null_array_on_timeout = true;
+  // Whether a serving try takes what it found (BLPOP), or only reads it (XREAD): every reader
+  // is woken by a write, only the oldest taker.
+  bool takes = true;
   // Keys a serving try writes besides the ones it waits on (BLMOVE's destination); they are
   // signalled after it.
   std::vector<std::string> also_writes;

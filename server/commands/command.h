@@ -37,6 +37,9 @@ enum CommandFlag : std::uint32_t {
   // Its keys are named by its arguments (EVAL's numkeys), not by fixed positions; COMMAND
   // reports "movablekeys", and it may touch several keys.
   kMovableKeys = 1u << 12,
+  // Blocks only when an option asks it to (XREAD BLOCK): COMMAND reports it "blocking", but
+  // scripts may call it; the command itself refuses the option there.
+  kBlocksOnRequest = 1u << 13,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs

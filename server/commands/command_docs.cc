@@ -20,7 +20,7 @@ std::vector<std::string_view> FlagNames(const CommandSpec& spec) {
   if (spec.Has(kStale)) names.push_back("stale");
   if (spec.Has(kNoAuth)) names.push_back("no_auth");
   if (spec.Has(kFast)) names.push_back("fast");
-  if (spec.Has(kBlocking)) names.push_back("blocking");
+  if (spec.Has(kBlocking) || spec.Has(kBlocksOnRequest)) names.push_back("blocking");
   if (spec.Has(kNoMulti)) names.push_back("no_multi");
   if (spec.Has(kMovableKeys)) names.push_back("movablekeys");
   return names;

@@ -37,6 +37,7 @@ CommandTable BuildCommandTable() {
   RegisterSetCommands(table);
   RegisterZSetCommands(table);
   RegisterListCommands(table);
+  RegisterStreamCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

@@ -40,6 +40,7 @@ void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
+void RegisterStreamCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);

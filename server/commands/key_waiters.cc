@@ -46,7 +46,10 @@ void KeyWaiter::Wake() {
 
 void KeyWaiters::Add(const std::shared_ptr<KeyWaiter>& waiter) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const std::string& key : waiter->keys()) by_key_[KeyHash(key)].push_back(waiter);
+  for (const std::string& key : waiter->keys()) {
+    Queue& queue = by_key_[KeyHash(key)];
+    waiter->takes() ? queue.takers.push_back(waiter) : queue.readers.push_back(waiter);
+  }
   waiting_.fetch_add(1, std::memory_order_release);
 }
 
@@ -56,19 +59,22 @@ void KeyWaiters::Remove(const std::shared_ptr<KeyWaiter>& waiter) {
     for (const std::string& key : waiter->keys()) {
       auto it = by_key_.find(KeyHash(key));
       if (it == by_key_.end()) continue;
-      std::erase(it->second, waiter);
-      if (it->second.empty()) by_key_.erase(it);
+      waiter->takes() ? std::erase(it->second.takers, waiter)
+                      : std::erase(it->second.readers, waiter);
+      if (it->second.takers.empty() && it->second.readers.empty()) by_key_.erase(it);
     }
     waiting_.fetch_sub(1, std::memory_order_release);
   }
-  Signal(waiter->keys());
+  // A reader's leaving frees nothing for the others, whom the same signals woke.
+  if (waiter->takes()) Signal(waiter->keys());
 }
 
 void KeyWaiters::SignalSlow(std::size_t key_hash) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_key_.find(key_hash);
   if (it == by_key_.end()) return;
-  it->second.front()->Wake();
+  if (!it->second.takers.empty()) it->second.takers.front()->Wake();
+  for (const std::shared_ptr<KeyWaiter>& reader : it->second.readers) reader->Wake();
 }
 
 }  // namespace cairn::server

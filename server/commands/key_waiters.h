@@ -6,7 +6,9 @@
 // the key, which then tries again in a transaction of its own; a waiter leaving the queue —
 // served, timed out or gone — signals its keys in turn, so an element it did not take reaches
 // the next waiter. Waiters are thus served in arrival order, and a write wakes one waiter
-// (then one more per element taken), not all of them.
+// (then one more per element taken), not all of them. Readers (XREAD), which take nothing,
+// are the exception: a signal wakes every reader on the key besides the oldest taker, and a
+// reader leaving signals nobody.
 //
 // Keys are known by their hashes, so that noting a write's keys allocates nothing; two keys
 // that share a hash only cost a waiter a needless try. No wake-up is lost: a waiter registers
@@ -32,9 +34,13 @@ namespace cairn::server {
 
 class KeyWaiter {
  public:
-  explicit KeyWaiter(std::vector<std::string> keys) : keys_(std::move(keys)) {}
+  // `takes`: a served try removes what it found (BLPOP), so the next waiter must not be
+  // woken for it; false for readers (XREAD), which leave it for everyone.
+  explicit KeyWaiter(std::vector<std::string> keys, bool takes = true)
+      : keys_(std::move(keys)), takes_(takes) {}
 
   const std::vector<std::string>& keys() const { return keys_; }
+  bool takes() const { return takes_; }
 
   // Whether a wake-up arrived since the last call; clears it.
   bool TakeWakeup();
@@ -52,6 +58,7 @@ class KeyWaiter {
   void Wake();
 
   const std::vector<std::string> keys_;
+  const bool takes_;
   std::mutex try_mu_;  // Held by a try, and by Interrupt; taken before mu_.
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -63,10 +70,11 @@ class KeyWaiters {
  public:
   // Queues the waiter on each of its keys, behind those already there.
   void Add(const std::shared_ptr<KeyWaiter>& waiter);
-  // Takes the waiter off its keys and signals them, for the waiters behind it.
+  // Takes the waiter off its keys and, if it takes, signals them for the waiters behind it.
   void Remove(const std::shared_ptr<KeyWaiter>& waiter);
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
-  // Writes to the keys (by KeyHash) were committed: wakes the oldest waiter on each.
+  // Writes to the keys (by KeyHash) were committed: wakes the oldest taker and every reader
+  // on each.
   void Signal(const std::vector<std::size_t>& key_hashes) {
     if (waiting_.load(std::memory_order_acquire) == 0) return;
     for (std::size_t hash : key_hashes) SignalSlow(hash);
@@ -83,7 +91,11 @@ class KeyWaiters {
 
   std::atomic<std::size_t> waiting_{0};
   std::mutex mu_;
-  std::unordered_map<std::size_t, std::deque<std::shared_ptr<KeyWaiter>>> by_key_;
+  struct Queue {
+    std::deque<std::shared_ptr<KeyWaiter>> takers;  // In arrival order.
+    std::vector<std::shared_ptr<KeyWaiter>> readers;
+  };
+  std::unordered_map<std::size_t, Queue> by_key_;
 };
 
 }  // namespace cairn::server

@@ -55,6 +55,7 @@ class CommandHost final : public scripting::ScriptHost {
         txn_(txn),
         read_only_(read_only) {
     session_.authenticated = true;
+    session_.in_script = true;
   }
 
   bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {

@@ -36,6 +36,7 @@ class Session {
 
   int protocol = 2;
   bool authenticated = false;
+  bool in_script = false;  // The client a script's commands run as (scripting's CommandHost).
   bool close_after_reply = false;  // QUIT, or a protocol error.
   // A write command ran since the replies were last sent: under durability `always` the
   // connection syncs the store before it sends them.

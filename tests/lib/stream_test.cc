@@ -151,7 +151,9 @@ TEST_F(StreamTest, ExplicitIdsMustGrow) {
   // The greatest id ends the stream's ids.
   EXPECT_EQ(Add("s", WithId(UINT64_MAX, UINT64_MAX)), kMaxStreamId);
   EXPECT_EQ(Refused("s", AutoId()), StreamAddOutcome::kIdsExhausted);
-  EXPECT_EQ(Refused("s", WithMs(UINT64_MAX)), StreamAddOutcome::kIdTooSmall);
+  EXPECT_EQ(Refused("s", WithMs(UINT64_MAX)), StreamAddOutcome::kIdsExhausted);
+  EXPECT_EQ(Add("u", WithId(9, UINT64_MAX)), (StreamId{9, UINT64_MAX}));
+  EXPECT_EQ(Refused("u", WithMs(9)), StreamAddOutcome::kSequenceExhausted);
   EXPECT_EQ(Length("s"), 4u);
 }
 

@@ -287,6 +287,9 @@ enum class StreamAddOutcome {
   kIdTooSmall,    // The id is not above the stream's last id: nothing was written.
   kIdZero,        // The id is 0-0, which no entry may have: nothing was written.
   kIdsExhausted,  // The stream's last id is the greatest possible: nothing was written.
+  // kAutoSequence for the last id's millisecond, whose sequence numbers are all taken:
+  // nothing was written.
+  kSequenceExhausted,
 };
 
 struct StreamAddResult {

@@ -221,8 +221,10 @@ std::variant<StreamId, StreamAddOutcome> NextId(const StreamAddOptions& options,
       if (options.id <= last) return StreamAddOutcome::kIdTooSmall;
       return options.id;
     case StreamAddOptions::IdMode::kAutoSequence:
-      if (options.id.ms < last.ms || (options.id.ms == last.ms && last.seq == UINT64_MAX)) {
-        return StreamAddOutcome::kIdTooSmall;
+      if (last == kMaxStreamId) return StreamAddOutcome::kIdsExhausted;
+      if (options.id.ms < last.ms) return StreamAddOutcome::kIdTooSmall;
+      if (options.id.ms == last.ms && last.seq == UINT64_MAX) {
+        return StreamAddOutcome::kSequenceExhausted;
       }
       return StreamId{options.id.ms, options.id.ms == last.ms ? last.seq + 1 : 0};
     case StreamAddOptions::IdMode::kAuto:

@@ -1,0 +1,475 @@
+// Stream commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XREAD and XINFO STREAM. Each is
+// one library call (XREAD one per stream it reads, XINFO STREAM FULL two, in one transaction),
+// so each is atomic on its own, in EXEC and in scripts alike. Arguments are checked in the
+// order Redis checks them, so the same bad request gets the same error. XREAD BLOCK waits as
+// blocking.h says, as a reader: every write to a stream wakes each reader blocked on it.
+//
+// Trimming is always exact: `~` (which lets Redis keep a few more entries, to trim whole
+// nodes of its radix tree) trims to the threshold too, within LIMIT.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "commands/arguments.h"
+#include "commands/ascii.h"
+#include "commands/blocking.h"
+#include "commands/command_table.h"
+#include "commands/errors.h"
+#include "commands/server_state.h"
+#include "commands/session.h"
+#include "commands/stream_ids.h"
+
+namespace cairn::server {
+namespace {
+
+// Redis's default LIMIT for `~` trimming: 100 × stream-node-max-entries (100).
+constexpr std::uint64_t kApproximateTrimLimit = 10'000;
+
+// Parses the trimming options of XTRIM, or of XADD (with NOMKSTREAM, up to its id), from
+// args[*i]; leaves *i at XADD's id. False after replying with Redis's error.
+bool ParseAddOrTrimOptions(CommandContext& ctx, std::size_t* i, bool xadd,
+                           StreamAddOptions* options) {
+  const std::vector<std::string_view>& args = ctx.args;
+  StreamTrimRule& rule = options->trim;
+  bool approximate = false;
+  bool limit_given = false;
+  for (; *i < args.size(); ++*i) {
+    const std::size_t more = args.size() - 1 - *i;
+    const std::string_view opt = args[*i];
+    const bool maxlen = EqualsIgnoreCase(opt, "maxlen");
+    if (xadd && opt == "*") break;
+    if ((maxlen || EqualsIgnoreCase(opt, "minid")) && more > 0) {
+      if (rule.by != StreamTrimRule::By::kNone) {
+        ctx.reply.Error(
+            "ERR syntax error, MAXLEN and MINID options at the same time are not compatible");
+        return false;
+      }
+      approximate = false;
+      const std::string_view next = args[*i + 1];
+      if (more >= 2 && (next == "~" || next == "=")) {
+        approximate = next == "~";
+        ++*i;
+      }
+      const std::string_view threshold = args[*i + 1];
+      if (maxlen) {
+        const std::optional<std::int64_t> n = ParseInt64(threshold);
+        if (!n) return ctx.reply.Error(kNotInteger), false;
+        if (*n < 0) return ctx.reply.Error("ERR The MAXLEN argument must be >= 0."), false;
+        rule.by = StreamTrimRule::By::kMaxLength;
+        rule.max_length = static_cast<std::uint64_t>(*n);
+      } else {
+        const std::optional<StreamId> id = ParseStreamId(threshold);
+        if (!id) return ctx.reply.Error(kInvalidStreamId), false;
+        rule.by = StreamTrimRule::By::kMinId;
+        rule.min_id = *id;
+      }
+      ++*i;
+    } else if (EqualsIgnoreCase(opt, "limit") && more > 0) {
+      const std::optional<std::int64_t> n = ParseInt64(args[*i + 1]);
+      if (!n) return ctx.reply.Error(kNotInteger), false;
+      if (*n < 0) return ctx.reply.Error("ERR The LIMIT argument must be >= 0."), false;
+      rule.limit = static_cast<std::uint64_t>(*n);
+      limit_given = true;
+      ++*i;
+    } else if (xadd && EqualsIgnoreCase(opt, "nomkstream")) {
+      options->only_if_exists = true;
+    } else if (xadd) {
+      std::optional<StreamAddOptions> id = ParseAddId(opt);
+      if (!id) return ctx.reply.Error(kInvalidStreamId), false;
+      options->id_mode = id->id_mode;
+      options->id = id->id;
+      break;
+    } else {
+      return ctx.reply.Error(kSyntaxError), false;
+    }
+  }
+  if (limit_given && rule.by == StreamTrimRule::By::kNone) {
+    ctx.reply.Error(
+        "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
+    return false;
+  }
+  if (!xadd && rule.by == StreamTrimRule::By::kNone) {
+    ctx.reply.Error("ERR syntax error, XTRIM must be called with a trimming strategy");
+    return false;
+  }
+  if (limit_given && !approximate) {
+    ctx.reply.Error("ERR syntax error, LIMIT cannot be used without the special ~ option");
+    return false;
+  }
+  if (approximate && !limit_given) rule.limit = kApproximateTrimLimit;
+  return true;
+}
+
+// XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value …
+void XAdd(CommandContext& ctx) {
+  std::size_t i = 2;
+  StreamAddOptions options;
+  if (!ParseAddOrTrimOptions(ctx, &i, true, &options)) return;
+  const std::size_t field_pos = i + 1;
+  if (field_pos > ctx.args.size() || ctx.args.size() - field_pos < 2 ||
+      (ctx.args.size() - field_pos) % 2 == 1) {
+    return ctx.reply.Error(WrongArity("xadd"));
+  }
+  if (options.id_mode == StreamAddOptions::IdMode::kExplicit && options.id == StreamId{}) {
+    return ctx.reply.Error("ERR The ID specified in XADD must be greater than 0-0");
+  }
+  std::vector<HashField> fields;
+  fields.reserve((ctx.args.size() - field_pos) / 2);
+  for (std::size_t f = field_pos; f < ctx.args.size(); f += 2) {
+    fields.push_back({ctx.args[f], ctx.args[f + 1]});
+  }
+  Result<StreamAddResult> added = ctx.data.StreamAdd(ctx.args[1], fields, options);
+  if (!added.ok()) return ReplyStatus(ctx.reply, added.status());
+  switch (added->outcome) {
+    case StreamAddOutcome::kAdded:
+      return ctx.reply.Bulk(FormatStreamId(added->id));
+    case StreamAddOutcome::kNoStream:
+      return ctx.reply.Null();
+    case StreamAddOutcome::kIdZero:
+      return ctx.reply.Error("ERR The ID specified in XADD must be greater than 0-0");
+    case StreamAddOutcome::kIdTooSmall:
+      return ctx.reply.Error(
+          "ERR The ID specified in XADD is equal or smaller than the target stream top item");
+    case StreamAddOutcome::kSequenceExhausted:
+      // Redis's words for this case (its ERANGE), however little they say.
+      return ctx.reply.Error("ERR Elements are too large to be stored");
+    case StreamAddOutcome::kIdsExhausted:
+      return ctx.reply.Error(
+          "ERR The stream has exhausted the last possible ID, unable to add more items");
+  }
+}
+
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
+void XTrim(CommandContext& ctx) {
+  std::size_t i = 2;
+  StreamAddOptions options;
+  if (!ParseAddOrTrimOptions(ctx, &i, false, &options)) return;
+  Result<std::uint64_t> removed = ctx.data.StreamTrim(ctx.args[1], options.trim);
+  if (!removed.ok()) return ReplyStatus(ctx.reply, removed.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*removed));
+}
+
+void XLen(CommandContext& ctx) {
+  Result<std::uint64_t> length = ctx.data.StreamLength(ctx.args[1]);
+  if (!length.ok()) return ReplyStatus(ctx.reply, length.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*length));
+}
+
+// XDEL key id [id …]
+void XDel(CommandContext& ctx) {
+  std::vector<StreamId> ids;
+  for (std::size_t i = 2; i < ctx.args.size(); ++i) {
+    const std::optional<StreamId> id = ParseStreamId(ctx.args[i]);
+    if (!id) {
+      // Redis looks the key up first: a missing key answers 0 whatever the ids.
+      Result<std::optional<StreamSummary>> summary = ctx.data.StreamDescribe(ctx.args[1]);
+      if (!summary.ok()) return ReplyStatus(ctx.reply, summary.status());
+      return *summary ? ctx.reply.Error(kInvalidStreamId) : ctx.reply.Integer(0);
+    }
+    ids.push_back(*id);
+  }
+  Result<std::size_t> removed = ctx.data.StreamDelete(ctx.args[1], ids);
+  if (!removed.ok()) return ReplyStatus(ctx.reply, removed.status());
+  ctx.reply.Integer(static_cast<std::int64_t>(*removed));
+}
+
+// XRANGE key start end [COUNT count], and XREVRANGE key end start [COUNT count].
+void RangeGeneric(CommandContext& ctx, bool reverse) {
+  StreamRangeRequest request;
+  request.reverse = reverse;
+  const std::optional<StreamId> first =
+      ParseRangeBound(ctx.args[reverse ? 3 : 2], RangeEnd::kStart, ctx.reply);
+  if (!first) return;
+  const std::optional<StreamId> last =
+      ParseRangeBound(ctx.args[reverse ? 2 : 3], RangeEnd::kEnd, ctx.reply);
+  if (!last) return;
+  request.first = *first;
+  request.last = *last;
+  std::optional<std::int64_t> count;
+  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
+    if (EqualsIgnoreCase(ctx.args[i], "count") && i + 1 < ctx.args.size()) {
+      count = ParseInt64(ctx.args[++i]);
+      if (!count) return ctx.reply.Error(kNotInteger);
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  if (count && *count <= 0) {
+    // Redis answers a count of 0 (or less) with a null array, once it has seen the key.
+    Result<std::optional<StreamSummary>> summary = ctx.data.StreamDescribe(ctx.args[1]);
+    if (!summary.ok()) return ReplyStatus(ctx.reply, summary.status());
+    return *summary ? ctx.reply.NullArray() : ctx.reply.ArrayHeader(0);
+  }
+  request.count = count ? static_cast<std::uint64_t>(*count) : 0;
+  Result<std::vector<StreamEntry>> entries = ctx.data.StreamRange(ctx.args[1], request);
+  if (!entries.ok()) return ReplyStatus(ctx.reply, entries.status());
+  ReplyStreamEntries(ctx.reply, *entries);
+}
+void XRange(CommandContext& ctx) { RangeGeneric(ctx, false); }
+void XRevRange(CommandContext& ctx) { RangeGeneric(ctx, true); }
+
+// XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key …] id [id …]
+void XRead(CommandContext& ctx) {
+  std::uint64_t count = 0;
+  std::optional<std::int64_t> block_ms;
+  std::size_t streams_at = 0;
+  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
+    const std::size_t more = ctx.args.size() - 1 - i;
+    const std::string_view opt = ctx.args[i];
+    if (EqualsIgnoreCase(opt, "block") && more > 0) {
+      block_ms = ParseInt64(ctx.args[++i]);
+      if (!block_ms) return ctx.reply.Error("ERR timeout is not an integer or out of range");
+      if (*block_ms < 0) return ctx.reply.Error("ERR timeout is negative");
+    } else if (EqualsIgnoreCase(opt, "count") && more > 0) {
+      const std::optional<std::int64_t> n = ParseInt64(ctx.args[++i]);
+      if (!n) return ctx.reply.Error(kNotInteger);
+      count = *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
+    } else if (EqualsIgnoreCase(opt, "streams") && more > 0) {
+      streams_at = i + 1;
+      break;
+    } else {
+      return ctx.reply.Error(kSyntaxError);
+    }
+  }
+  if (streams_at == 0) return ctx.reply.Error(kSyntaxError);
+  if ((ctx.args.size() - streams_at) % 2 != 0) {
+    return ctx.reply.Error(
+        "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
+        "specified.");
+  }
+  if (block_ms && ctx.session.in_script) {
+    return ctx.reply.Error("ERR xread command is not allowed with BLOCK option from scripts");
+  }
+  const std::size_t streams = (ctx.args.size() - streams_at) / 2;
+  std::vector<std::string> keys;
+  std::vector<StreamId> after;  // Each stream's entries after this id are read.
+  for (std::size_t k = 0; k < streams; ++k) {
+    const std::string_view key = ctx.args[streams_at + k];
+    const std::string_view id = ctx.args[streams_at + streams + k];
+    keys.emplace_back(key);
+    if (id == "$") {
+      // The stream's last id now: only entries added from here on are read.
+      Result<std::optional<StreamSummary>> summary = ctx.data.StreamDescribe(key);
+      if (!summary.ok()) return ReplyStatus(ctx.reply, summary.status());
+      after.push_back(*summary ? (*summary)->last_id : StreamId{});
+      continue;
+    }
+    if (id == ">") {
+      return ctx.reply.Error(
+          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> "
+          "<consumer> option.");
+    }
+    const std::optional<StreamId> parsed = ParseStreamId(id);
+    if (!parsed) return ctx.reply.Error(kInvalidStreamId);
+    after.push_back(*parsed);
+  }
+  BlockingCommand command;
+  command.keys = keys;
+  command.takes = false;
+  command.timeout_ms = block_ms.value_or(0);
+  command.attempt = [keys, after, count](Records& data, resp::ReplyWriter& reply) -> Result<bool> {
+    std::vector<std::pair<std::size_t, std::vector<StreamEntry>>> found;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (after[k] == kMaxStreamId) continue;
+      StreamRangeRequest request;
+      request.first = after[k].seq == UINT64_MAX ? StreamId{after[k].ms + 1, 0}
+                                                 : StreamId{after[k].ms, after[k].seq + 1};
+      request.count = count;
+      Result<std::vector<StreamEntry>> entries = data.StreamRange(keys[k], request);
+      if (!entries.ok()) return entries.status();
+      if (!entries->empty()) found.emplace_back(k, std::move(*entries));
+    }
+    if (found.empty()) return false;
+    // RESP3: a map of key → entries; RESP2: an array of [key, entries] pairs.
+    const bool map = reply.protocol() == 3;
+    map ? reply.MapHeader(found.size()) : reply.ArrayHeader(found.size());
+    for (const auto& [k, entries] : found) {
+      if (!map) reply.ArrayHeader(2);
+      reply.Bulk(keys[k]);
+      ReplyStreamEntries(reply, entries);
+    }
+    return true;
+  };
+  if (!block_ms) {
+    // Without BLOCK: one read, and a null array when there is nothing new.
+    Result<bool> served = command.attempt(ctx.data, ctx.reply);
+    if (!served.ok()) return ReplyStatus(ctx.reply, served.status());
+    if (!*served) ctx.reply.NullArray();
+    return;
+  }
+  RunBlocking(ctx, std::move(command));
+}
+
+// The summary XINFO STREAM replies, FULL or not; `entries` are FULL's.
+void ReplyStreamInfo(resp::ReplyWriter& reply, const StreamSummary& summary,
+                     const std::vector<StreamEntry>* entries) {
+  reply.MapHeader(entries ? 9 : 10);
+  reply.Bulk("length");
+  reply.Integer(static_cast<std::int64_t>(summary.length));
+  // Redis's in-memory radix tree has no counterpart here: entries are rows on disk.
+  reply.Bulk("radix-tree-keys");
+  reply.Integer(0);
+  reply.Bulk("radix-tree-nodes");
+  reply.Integer(0);
+  reply.Bulk("last-generated-id");
+  reply.Bulk(FormatStreamId(summary.last_id));
+  reply.Bulk("max-deleted-entry-id");
+  reply.Bulk(FormatStreamId(summary.max_deleted_id));
+  reply.Bulk("entries-added");
+  reply.Integer(static_cast<std::int64_t>(summary.entries_added));
+  reply.Bulk("recorded-first-entry-id");
+  reply.Bulk(FormatStreamId(summary.first_id));
+  if (entries) {
+    reply.Bulk("entries");
+    ReplyStreamEntries(reply, *entries);
+    reply.Bulk("groups");
+    reply.ArrayHeader(0);
+    return;
+  }
+  reply.Bulk("groups");
+  reply.Integer(0);
+  for (const auto& [name, entry] : {std::pair{"first-entry", &summary.first_entry},
+                                    std::pair{"last-entry", &summary.last_entry}}) {
+    reply.Bulk(name);
+    *entry ? ReplyStreamEntry(reply, **entry) : reply.Null();
+  }
+}
+
+std::string BadSubcommand(std::string_view sub) {
+  return "ERR unknown subcommand or wrong number of arguments for '" +
+         std::string(sub.substr(0, 128)) + "'. Try XINFO HELP.";
+}
+
+// XINFO STREAM key [FULL [COUNT count]]
+void XInfoStream(CommandContext& ctx) {
+  bool full = false;
+  std::uint64_t count = 10;
+  const std::size_t argc = ctx.args.size();
+  if (argc > 3) {
+    if (!EqualsIgnoreCase(ctx.args[3], "full") || (argc != 4 && argc != 6) ||
+        (argc == 6 && !EqualsIgnoreCase(ctx.args[4], "count"))) {
+      return ctx.reply.Error(BadSubcommand(ctx.args[1]));
+    }
+    full = true;
+    if (argc == 6) {
+      const std::optional<std::int64_t> n = ParseInt64(ctx.args[5]);
+      if (!n) return ctx.reply.Error(kNotInteger);
+      count = *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
+    }
+  }
+  const std::string key(ctx.args[2]);
+  std::string out;
+  // Both reads at once: in the caller's transaction, or one of their own.
+  auto describe = [&](Records& data) -> Status {
+    out.clear();
+    resp::ReplyWriter reply(&out, ctx.session.protocol);
+    Result<std::optional<StreamSummary>> summary = data.StreamDescribe(key);
+    if (!summary.ok()) return summary.status();
+    if (!*summary) {
+      reply.Error("ERR no such key");
+      return Status::Ok();
+    }
+    std::vector<StreamEntry> entries;
+    if (full) {
+      StreamRangeRequest request;
+      request.count = count;
+      Result<std::vector<StreamEntry>> read = data.StreamRange(key, request);
+      if (!read.ok()) return read.status();
+      entries = std::move(*read);
+    }
+    ReplyStreamInfo(reply, **summary, full ? &entries : nullptr);
+    return Status::Ok();
+  };
+  const Status s =
+      ctx.txn != nullptr
+          ? describe(ctx.data)
+          : ctx.server.store().RunTransaction([&](Transaction& txn) { return describe(txn); });
+  if (!s.ok()) return ReplyStatus(ctx.reply, s);
+  ctx.reply.buffer()->append(out);
+}
+
+// XINFO GROUPS key and XINFO CONSUMERS key group. Consumer groups are not built yet, so a
+// stream has none: GROUPS answers an empty list and CONSUMERS Redis's no-such-group error.
+void XInfoGroups(CommandContext& ctx) {
+  Result<std::optional<StreamSummary>> summary = ctx.data.StreamDescribe(ctx.args[2]);
+  if (!summary.ok()) return ReplyStatus(ctx.reply, summary.status());
+  if (!*summary) return ctx.reply.Error("ERR no such key");
+  if (ctx.args.size() == 3) return ctx.reply.ArrayHeader(0);
+  ctx.reply.Error("NOGROUP No such consumer group '" + std::string(ctx.args[3]) +
+                  "' for key name '" + std::string(ctx.args[2]) + "'");
+}
+
+void XInfoHelp(CommandContext& ctx) {
+  static constexpr std::string_view kHelp[] = {
+      "XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CONSUMERS <key> <groupname>",
+      "    Show consumers of <groupname>.",
+      "GROUPS <key>",
+      "    Show the stream consumer groups.",
+      "STREAM <key> [FULL [COUNT <count>]",
+      "    Show information about the stream.",
+      "HELP",
+      "    Print this help.",
+  };
+  ctx.reply.ArrayHeader(std::size(kHelp));
+  for (std::string_view line : kHelp) ctx.reply.SimpleString(line);
+}
+
+// XINFO's subcommands, with their arities as Redis declares them (negative: at least).
+struct XInfoSubcommand {
+  std::string_view name;
+  int arity;
+  CommandHandler handler;
+};
+constexpr XInfoSubcommand kXInfoSubcommands[] = {
+    {"stream", -3, XInfoStream},
+    {"groups", 3, XInfoGroups},
+    {"consumers", 4, XInfoGroups},
+    {"help", 2, XInfoHelp},
+};
+
+void XInfo(CommandContext& ctx) {
+  const std::string_view sub = ctx.args[1];
+  for (const XInfoSubcommand& known : kXInfoSubcommands) {
+    if (!EqualsIgnoreCase(sub, known.name)) continue;
+    const auto argc = static_cast<int>(ctx.args.size());
+    if (known.arity > 0 ? argc != known.arity : argc < -known.arity) {
+      return ctx.reply.Error("ERR wrong number of arguments for 'xinfo|" + std::string(known.name) +
+                             "' command");
+    }
+    return known.handler(ctx);
+  }
+  ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
+                  "'. Try XINFO HELP.");
+}
+
+}  // namespace
+
+void RegisterStreamCommands(CommandTable& table) {
+  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
+                 CommandHandler handler, std::string_view summary, std::string_view since) {
+    table.Register(
+        {name, arity, flags, first, last, first == 0 ? 0 : 1, handler, "stream", summary, since});
+  };
+  add("xadd", -5, kWrite | kFast | kBatch, 1, 1, XAdd,
+      "Appends a new message to a stream. Creates the key if it doesn't exist.", "5.0.0");
+  add("xtrim", -4, kWrite | kBatch, 1, 1, XTrim, "Deletes messages from the beginning of a stream.",
+      "5.0.0");
+  add("xdel", -3, kWrite | kFast | kBatch, 1, 1, XDel,
+      "Returns the number of messages after removing them from a stream.", "5.0.0");
+  add("xlen", 2, kReadOnly | kFast, 1, 1, XLen, "Return the number of messages in a stream.",
+      "5.0.0");
+  add("xrange", -4, kReadOnly, 1, 1, XRange,
+      "Returns the messages from a stream within a range of IDs.", "5.0.0");
+  add("xrevrange", -4, kReadOnly, 1, 1, XRevRange,
+      "Returns the messages from a stream within a range of IDs in reverse order.", "5.0.0");
+  add("xread", -4, kReadOnly | kBlocksOnRequest | kMovableKeys, 0, 0, XRead,
+      "Returns messages from multiple streams with IDs greater than the ones requested. Blocks "
+      "until a message is available otherwise.",
+      "5.0.0");
+  add("xinfo", -2, kReadOnly, 0, 0, XInfo, "A container for stream introspection commands.",
+      "5.0.0");
+}
+
+}  // namespace cairn::server
