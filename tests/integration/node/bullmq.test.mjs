@@ -2,12 +2,9 @@
 // scenario per server, whose outcome (job states, attempts, return values, events) must be the
 // same on both.
 //
-// NOT part of the default ctest run yet: BullMQ needs streams (XADD, XREAD for QueueEvents) and
-// more that cairn-server lacks today, so the file is named so that `node --test`'s default
-// search (files named *.test.mjs, test-*.mjs, ...) skips it. Run it by hand from this directory:
+// Part of the node tests ctest runs (tests/integration). To run it alone, from this directory:
 //
-//   CAIRN_SERVER_BINARY=/path/to/cairn-server node --test bullmq.mjs
-//   CAIRN_SERVER_BINARY=/path/to/cairn-server BULLMQ_SERVERS=redis-server node --test bullmq.mjs
+//   CAIRN_SERVER_BINARY=/path/to/cairn-server node --test bullmq.test.mjs
 //
 // BULLMQ_SERVERS (comma-separated: redis-server, cairn-server; default both) picks the servers.
 // Every error a BullMQ object emits or a call throws is printed, so a run against cairn-server
