@@ -4,8 +4,9 @@
 // order Redis checks them, so the same bad request gets the same error. XREAD BLOCK waits as
 // blocking.h says, as a reader: every write to a stream wakes each reader blocked on it.
 //
-// Trimming is always exact: `~` (which lets Redis keep a few more entries, to trim whole
-// nodes of its radix tree) trims to the threshold too, within LIMIT.
+// Under `~` Redis trims whole nodes of its radix tree (100 entries), so a stream may keep up to
+// 100 entries over the threshold; Cairn trims MAXLEN ~ once more than 100 are over, and then
+// to the threshold (StreamTrimRule::slack), MINID ~ exactly; both within LIMIT.
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,8 +24,11 @@
 namespace cairn::server {
 namespace {
 
-// Redis's default LIMIT for `~` trimming: 100 × stream-node-max-entries (100).
-constexpr std::uint64_t kApproximateTrimLimit = 10'000;
+// Redis's stream-node-max-entries: under `~` it trims whole nodes of this many entries, so a
+// stream keeps up to this many over the threshold. Cairn keeps as many (StreamTrimRule::slack).
+constexpr std::uint64_t kNodeEntries = 100;
+// Redis's default LIMIT for `~` trimming: 100 nodes.
+constexpr std::uint64_t kApproximateTrimLimit = 100 * kNodeEntries;
 
 // Parses the trimming options of XTRIM, or of XADD (with NOMKSTREAM, up to its id), from
 // args[*i]; leaves *i at XADD's id. False after replying with Redis's error.
@@ -98,6 +102,7 @@ bool ParseAddOrTrimOptions(CommandContext& ctx, std::size_t* i, bool xadd,
     return false;
   }
   if (approximate && !limit_given) rule.limit = kApproximateTrimLimit;
+  if (approximate) rule.slack = kNodeEntries;
   return true;
 }
 

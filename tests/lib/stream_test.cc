@@ -230,6 +230,14 @@ TEST_F(StreamTest, TrimsByLengthAndByIdWithinALimit) {
   EXPECT_EQ(Describe("s").last_id, (StreamId{11, 0}));
   EXPECT_EQ(Describe("s").entries_added, 11u);
   EXPECT_EQ(Trim("missing", MaxLength(0)), 0u);
+  // A slack lets the stream run over by that many before a trim takes it back to max_length.
+  for (std::uint64_t ms = 12; ms <= 16; ++ms) Add("s", WithId(ms, 0));
+  StreamTrimRule slack = MaxLength(2);
+  slack.slack = 3;
+  EXPECT_EQ(Trim("s", slack), 0u);  // 5 is 3 over.
+  Add("s", WithId(17, 0));
+  EXPECT_EQ(Trim("s", slack), 4u);  // 6 is 4 over: back to 2.
+  EXPECT_EQ(RangeIds("s"), (Ids{{16, 0}, {17, 0}}));
   EXPECT_EQ(*store_->Type("missing"), KeyType::kNone);
 }
 

@@ -261,6 +261,10 @@ struct StreamTrimRule {
   StreamId min_id;
   // Remove at most this many entries; 0: no bound (Redis's LIMIT).
   std::uint64_t limit = 0;
+  // kMaxLength: trim only once more than `slack` entries are over max_length, then down to
+  // it. Redis's `~` lets a stream keep up to a node's worth (100) over; a slack does the same,
+  // so that a capped stream trims a batch now and then rather than an entry on every add.
+  std::uint64_t slack = 0;
 };
 
 struct StreamAddOptions {

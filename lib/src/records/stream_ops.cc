@@ -163,7 +163,19 @@ Result<StreamId> FirstFrom(Entries& entries, StreamId from) {
 
 // Removes the oldest entries as the rule says; returns how many.
 Result<std::uint64_t> TrimEntries(Entries& entries, StreamMeta& meta, const StreamTrimRule& rule) {
-  if (rule.by == StreamTrimRule::By::kNone) return std::uint64_t{0};
+  // Most trims find nothing to do; they are answered from the metadata, without a walk.
+  switch (rule.by) {
+    case StreamTrimRule::By::kNone:
+      return std::uint64_t{0};
+    case StreamTrimRule::By::kMaxLength:
+      if (meta.length <= rule.max_length || meta.length - rule.max_length <= rule.slack) {
+        return std::uint64_t{0};
+      }
+      break;
+    case StreamTrimRule::By::kMinId:
+      if (meta.length == 0 || meta.first_id >= rule.min_id) return std::uint64_t{0};
+      break;
+  }
   std::uint64_t removed = 0;
   std::optional<StreamId> from = meta.first_id;
   while (meta.length > 0 && from) {
