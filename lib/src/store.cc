@@ -56,7 +56,7 @@ auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
   internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
                            core.write_options(), core.row_cache(ColumnFamily::kRecords));
   internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
-                           core.write_options(), nullptr);
+                           core.write_options(), core.row_cache(ColumnFamily::kMembers));
   Keyspace ks{records, members, core.version_counter()};
   return fn(ks, core.clock().NowMs());
 }

@@ -195,6 +195,7 @@ Status StoreCore::OpenDb() {
       rocksdb::TransactionDB::Open(open_options, txn_db_options, dir, descriptors, &handles_, &raw);
   if (!s.ok()) return FromRocks(s, "open " + dir);
   db_.reset(raw);
+  cached_handles_ = {cf(ColumnFamily::kRecords), cf(ColumnFamily::kMembers)};
 
   Status schema = CheckOrWriteSchema(db_.get(), cf(ColumnFamily::kMeta), dir);
   if (!schema.ok()) {

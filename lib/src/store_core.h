@@ -51,9 +51,17 @@ class StoreCore {
   std::span<rocksdb::ColumnFamilyHandle* const> column_families() const {
     return {handles_.data(), kColumnFamilyCount};
   }
-  // The row cache of a column family, or nullptr (only keyspace rows are cached).
+  // The row cache of a column family, or nullptr (only keyspace rows and their members are
+  // cached). The two share one cache: their row keys never meet, since no tag (key_codec.h)
+  // is used in both.
   RowCache* row_cache(ColumnFamily family) const {
-    return family == ColumnFamily::kRecords ? row_cache_.get() : nullptr;
+    return family == ColumnFamily::kRecords || family == ColumnFamily::kMembers ? row_cache_.get()
+                                                                                 : nullptr;
+  }
+  // The column families row_cache() caches (empty without a cache).
+  std::span<rocksdb::ColumnFamilyHandle* const> cached_column_families() const {
+    if (row_cache_ == nullptr) return {};
+    return {cached_handles_.data(), cached_handles_.size()};
   }
   const Options& options() const { return options_; }
   const Clock& clock() const { return *options_.clock; }
@@ -94,6 +102,7 @@ class StoreCore {
   std::shared_ptr<MemberFilterFactory> member_filter_;
   std::shared_ptr<rocksdb::Cache> block_cache_;
   std::unique_ptr<RowCache> row_cache_;  // nullptr when Options::row_cache_bytes is 0.
+  std::array<rocksdb::ColumnFamilyHandle*, 2> cached_handles_{};  // records, members
   rocksdb::WriteOptions write_options_;
   rocksdb::ReadOptions read_options_;
   rocksdb::TransactionOptions txn_options_;

@@ -11,7 +11,7 @@ Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn) {
   // only the newest write of each key goes to the memtable.
   return FromRocks(
       CommitLatestWrites(*core.db(), txn, core.column_families(),
-                         core.row_cache(ColumnFamily::kRecords), core.cf(ColumnFamily::kRecords)),
+                         core.row_cache(ColumnFamily::kRecords), core.cached_column_families()),
       "commit");
 }
 

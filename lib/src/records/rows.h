@@ -134,6 +134,10 @@ class TransactionRows final : public Rows {
   }
   rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
+    // A key it has not written reads as the committed row, which the cache may hold.
+    if (cache_ != nullptr && written_.count(key.ToStringView()) == 0) {
+      return ReadCommitted(key, value);
+    }
     return txn_->Get(read_options_, cf_, key, value);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {

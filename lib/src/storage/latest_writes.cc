@@ -68,10 +68,14 @@ void Publish(rocksdb::WriteBatchWithIndex& indexed, rocksdb::ColumnFamilyHandle*
 
 rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transaction& txn,
                                    std::span<rocksdb::ColumnFamilyHandle* const> families,
-                                   RowCache* cache, rocksdb::ColumnFamilyHandle* cached) {
+                                   RowCache* cache,
+                                   std::span<rocksdb::ColumnFamilyHandle* const> cached) {
   rocksdb::WriteBatchWithIndex& indexed = *txn.GetWriteBatch();
   const std::uint32_t writes = indexed.GetWriteBatch()->Count();
-  const bool publish = cache != nullptr && WritesTo(indexed, cached);
+  bool publish = false;
+  for (rocksdb::ColumnFamilyHandle* family : cached) {
+    publish = publish || (cache != nullptr && WritesTo(indexed, family));
+  }
   if (writes < kMinWritesToCollapse && !publish) return txn.Commit();
   const std::optional<std::uint32_t> keys = CountKeys(indexed, families);
   if (!keys || (*keys >= writes && !publish)) return txn.Commit();
@@ -80,7 +84,11 @@ rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transact
   // the lock of every key in the batch, so no other writer can come between.
   rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), &latest);
   if (!s.ok()) return s;
-  if (publish) Publish(indexed, cached, *cache);  // While the locks are still held.
+  if (publish) {
+    for (rocksdb::ColumnFamilyHandle* family : cached) {
+      Publish(indexed, family, *cache);  // While the locks are still held.
+    }
+  }
   // The writes are in; what the rollback undoes is only the transaction's own copy, and it
   // releases the locks. (It cannot fail on a transaction that is still open.)
   (void)txn.Rollback();

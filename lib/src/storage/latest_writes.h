@@ -24,13 +24,13 @@ namespace cairn::internal {
 // batch holds something other than puts and deletes) a plain Commit. `families` are every
 // column family the transaction may have written.
 //
-// With a `cache` (of column family `cached`), a transaction that wrote to that family always
-// takes the collapsing path, and each of its newest rows there is published to the cache
-// after the write and before the locks go (RowCache::Publish): a key written is then read
-// from the cache by the next transaction instead of from the memtable.
+// With a `cache` (of the column families `cached`), a transaction that wrote to one of them
+// always takes the collapsing path, and each of its newest rows there is published to the
+// cache after the write and before the locks go (RowCache::Publish): a key written is then
+// read from the cache by the next transaction instead of from the memtable.
 rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transaction& txn,
                                    std::span<rocksdb::ColumnFamilyHandle* const> families,
                                    RowCache* cache = nullptr,
-                                   rocksdb::ColumnFamilyHandle* cached = nullptr);
+                                   std::span<rocksdb::ColumnFamilyHandle* const> cached = {});
 
 }  // namespace cairn::internal
