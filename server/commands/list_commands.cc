@@ -30,9 +30,9 @@ std::vector<std::string_view> Args(CommandContext& ctx, std::size_t first) {
   return {ctx.args.begin() + static_cast<std::ptrdiff_t>(first), ctx.args.end()};
 }
 
-void ReplyItems(CommandContext& ctx, const std::vector<std::string>& items) {
-  ctx.reply.ArrayHeader(items.size());
-  for (const std::string& item : items) ctx.reply.Bulk(item);
+void ReplyItems(resp::ReplyWriter& reply, const std::vector<std::string>& items) {
+  reply.ArrayHeader(items.size());
+  for (const std::string& item : items) reply.Bulk(item);
 }
 
 void ReplyItem(CommandContext& ctx, const std::optional<std::string>& item) {
@@ -73,7 +73,7 @@ void Pop(CommandContext& ctx, ListEnd end) {
   if (!popped.ok()) return ReplyStatus(ctx.reply, popped.status());
   if (!*popped) return count ? ctx.reply.NullArray() : ctx.reply.Null();
   if (!count) return ctx.reply.Bulk((*popped)->front());
-  ReplyItems(ctx, **popped);
+  ReplyItems(ctx.reply, **popped);
 }
 void LPop(CommandContext& ctx) { Pop(ctx, ListEnd::kHead); }
 void RPop(CommandContext& ctx) { Pop(ctx, ListEnd::kTail); }
@@ -90,7 +90,7 @@ void LRange(CommandContext& ctx) {
   if (!start || !stop) return ctx.reply.Error(kNotInteger);
   Result<std::vector<std::string>> items = ctx.data.ListRange(ctx.args[1], *start, *stop);
   if (!items.ok()) return ReplyStatus(ctx.reply, items.status());
-  ReplyItems(ctx, *items);
+  ReplyItems(ctx.reply, *items);
 }
 
 void LIndex(CommandContext& ctx) {
@@ -208,6 +208,20 @@ void LMove(CommandContext& ctx) {
 
 void RPopLPush(CommandContext& ctx) { Move(ctx, ListEnd::kTail, ListEnd::kHead); }
 
+// The pop of the commands that name the list they served (blocking.h's PopFromKey): up to
+// `count` items from `end`, replied as [key, item] (BLPOP, one item) or, `as_array`, as
+// [key, [item, …]] (LMPOP). False when the list is absent.
+Result<bool> PopAndReply(Records& data, const std::string& key, ListEnd end, std::uint64_t count,
+                         bool as_array, resp::ReplyWriter& reply) {
+  Result<std::optional<std::vector<std::string>>> popped = data.ListPop(key, end, count);
+  if (!popped.ok()) return popped.status();
+  if (!*popped || (*popped)->empty()) return false;
+  reply.ArrayHeader(2);
+  reply.Bulk(key);
+  as_array ? ReplyItems(reply, **popped) : reply.Bulk((**popped)[0]);
+  return true;
+}
+
 // BLPOP key [key …] timeout, BRPOP likewise: [key, item] from the first key (in argument
 // order) that has an item.
 void BlockingPop(CommandContext& ctx, ListEnd end) {
@@ -216,19 +230,9 @@ void BlockingPop(CommandContext& ctx, ListEnd end) {
   BlockingCommand command;
   command.keys.assign(ctx.args.begin() + 1, ctx.args.end() - 1);
   command.timeout_ms = *timeout_ms;
-  command.attempt = [keys = command.keys, end](Records& data,
-                                               resp::ReplyWriter& reply) -> Result<bool> {
-    for (const std::string& key : keys) {
-      Result<std::optional<std::vector<std::string>>> popped = data.ListPop(key, end, 1);
-      if (!popped.ok()) return popped.status();
-      if (!*popped || (*popped)->empty()) continue;
-      reply.ArrayHeader(2);
-      reply.Bulk(key);
-      reply.Bulk((**popped)[0]);
-      return true;
-    }
-    return false;
-  };
+  PopFromFirstKey(command, [end](Records& data, const std::string& key, resp::ReplyWriter& reply) {
+    return PopAndReply(data, key, end, 1, false, reply);
+  });
   RunBlocking(ctx, std::move(command));
 }
 void BLPop(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kHead); }

@@ -449,6 +449,26 @@ void PopCommand(CommandContext& ctx, bool max) {
 void ZPopMin(CommandContext& ctx) { PopCommand(ctx, false); }
 void ZPopMax(CommandContext& ctx) { PopCommand(ctx, true); }
 
+// The pop of the commands that name the sorted set they served (blocking.h's PopFromKey): up
+// to `count` of the lowest (highest, with `max`) members, replied as [key, member, score]
+// (BZPOPMIN, one member) or, `as_pairs`, as [key, [[member, score], …]] (ZMPOP). False when
+// the sorted set is absent.
+Result<bool> PopAndReply(Records& data, const std::string& key, bool max, std::int64_t count,
+                         bool as_pairs, resp::ReplyWriter& reply) {
+  Result<std::vector<ScoredMember>> popped = PopExtremes(data, key, max, count);
+  if (!popped.ok()) return popped.status();
+  if (popped->empty()) return false;
+  reply.ArrayHeader(as_pairs ? 2 : 3);
+  reply.Bulk(key);
+  if (as_pairs) {
+    ReplyScorePairs(reply, *popped);
+  } else {
+    reply.Bulk((*popped)[0].member);
+    reply.Double((*popped)[0].score);
+  }
+  return true;
+}
+
 // BZPOPMIN key [key …] timeout, BZPOPMAX likewise: [key, member, score] from the first key
 // (in argument order) that has a member.
 void BlockingPop(CommandContext& ctx, bool max) {
@@ -457,20 +477,9 @@ void BlockingPop(CommandContext& ctx, bool max) {
   BlockingCommand command;
   command.keys.assign(ctx.args.begin() + 1, ctx.args.end() - 1);
   command.timeout_ms = *timeout_ms;
-  command.attempt = [keys = command.keys, max](Records& data,
-                                               resp::ReplyWriter& reply) -> Result<bool> {
-    for (const std::string& key : keys) {
-      Result<std::vector<ScoredMember>> popped = PopExtremes(data, key, max, 1);
-      if (!popped.ok()) return popped.status();
-      if (popped->empty()) continue;
-      reply.ArrayHeader(3);
-      reply.Bulk(key);
-      reply.Bulk((*popped)[0].member);
-      reply.Double((*popped)[0].score);
-      return true;
-    }
-    return false;
-  };
+  PopFromFirstKey(command, [max](Records& data, const std::string& key, resp::ReplyWriter& reply) {
+    return PopAndReply(data, key, max, 1, false, reply);
+  });
   RunBlocking(ctx, std::move(command));
 }
 void BZPopMin(CommandContext& ctx) { BlockingPop(ctx, false); }
