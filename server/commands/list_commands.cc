@@ -303,7 +303,8 @@ void RegisterListCommands(CommandTable& table) {
       "Returns an element after popping it from one list and pushing it to another.", "6.2.0");
   add("rpoplpush", 3, write, 2, RPopLPush,
       "Returns the last element of a list after removing and pushing it to another list.", "1.2.0");
-  const std::uint32_t blocking = kWrite | kBlocking;
+  // Redis 7.0 refuses the older blocking commands in scripts (noscript), not BLMPOP.
+  const std::uint32_t blocking = kWrite | kBlocking | kNoScript;
   add("blpop", -3, blocking | kFast, -2, BLPop,
       "Removes and returns the first element in a list. Blocks until an element is available "
       "otherwise.",

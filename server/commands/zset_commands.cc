@@ -594,11 +594,12 @@ void RegisterZSetCommands(CommandTable& table) {
       "Returns the lowest-scoring members from a sorted set after removing them.", "5.0.0");
   add("zpopmax", -2, write, 1, 1, ZPopMax,
       "Returns the highest-scoring members from a sorted set after removing them.", "5.0.0");
-  add("bzpopmin", -3, kWrite | kFast | kBlocking, 1, -2, BZPopMin,
+  // Redis 7.0 refuses BZPOPMIN and BZPOPMAX in scripts (noscript), not BZMPOP.
+  add("bzpopmin", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMin,
       "Removes and returns the member with the lowest score from one or more sorted sets. "
       "Blocks until a member is available otherwise.",
       "5.0.0");
-  add("bzpopmax", -3, kWrite | kFast | kBlocking, 1, -2, BZPopMax,
+  add("bzpopmax", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMax,
       "Removes and returns the member with the highest score from one or more sorted sets. "
       "Blocks until a member is available otherwise.",
       "5.0.0");
