@@ -2,7 +2,8 @@
 // LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH. Each is one library call, so each is atomic on its
 // own, inside EXEC and in scripts alike. Arguments are checked in the order Redis checks them
 // (some commands look at the key before their arguments), so the same bad request gets the
-// same error. The blocking forms BLPOP, BRPOP, BLMOVE, BRPOPLPUSH wait as blocking.h says.
+// same error. The blocking forms BLPOP, BRPOP, BLMOVE, BRPOPLPUSH wait as blocking.h says;
+// LMPOP and BLMPOP, which look at several keys in one transaction, as multi_pop.h says.
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "commands/blocking.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/multi_pop.h"
 
 namespace cairn::server {
 namespace {
@@ -271,6 +273,16 @@ void BRPopLPush(CommandContext& ctx) {
   BlockingMove(ctx, ListEnd::kTail, ListEnd::kHead, ctx.args[3]);
 }
 
+// LMPOP's and BLMPOP's pop (multi_pop.h).
+Result<bool> PopItems(Records& data, const std::string& key, bool right, std::int64_t count,
+                      resp::ReplyWriter& reply) {
+  return PopAndReply(data, key, right ? ListEnd::kTail : ListEnd::kHead,
+                     static_cast<std::uint64_t>(count), true, reply);
+}
+constexpr MultiPopKind kListMultiPop = {"left", "right", PopItems};
+void LMPop(CommandContext& ctx) { MultiPop(ctx, kListMultiPop); }
+void BLMPop(CommandContext& ctx) { BlockingMultiPop(ctx, kListMultiPop); }
+
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
@@ -321,6 +333,13 @@ void RegisterListCommands(CommandTable& table) {
       "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
       "element is available otherwise.",
       "2.2.0");
+  // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
+  table.Register({"lmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, LMPop, "list",
+                  "Pops elements from the first of several lists that is not empty.", "7.0.0", 1});
+  table.Register({"blmpop", -5, kWrite | kBlocking | kMovableKeys, 0, 0, 0, BLMPop, "list",
+                  "Pops elements from the first of several lists that is not empty. Blocks until "
+                  "an element is available otherwise.",
+                  "7.0.0", 2});
 }
 
 }  // namespace cairn::server

@@ -1,7 +1,7 @@
 // Sorted-set commands: ZADD (NX, XX, GT, LT, CH, INCR), ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD,
 // ZCOUNT, ZLEXCOUNT, ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES) and its older forms,
-// ZRANGESTORE, ZRANK, ZREVRANK, ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX (blocking.h),
-// ZREMRANGEBYRANK/SCORE/LEX, ZSCAN.
+// ZRANGESTORE, ZRANK, ZREVRANK, ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX (blocking.h), ZMPOP,
+// BZMPOP (multi_pop.h), ZREMRANGEBYRANK/SCORE/LEX, ZSCAN.
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/member_commands.h"
+#include "commands/multi_pop.h"
 #include "commands/server_state.h"
 #include "commands/zset_support.h"
 #include "config/server_config.h"
@@ -485,6 +486,15 @@ void BlockingPop(CommandContext& ctx, bool max) {
 void BZPopMin(CommandContext& ctx) { BlockingPop(ctx, false); }
 void BZPopMax(CommandContext& ctx) { BlockingPop(ctx, true); }
 
+// ZMPOP's and BZMPOP's pop (multi_pop.h).
+Result<bool> PopMembers(Records& data, const std::string& key, bool max, std::int64_t count,
+                        resp::ReplyWriter& reply) {
+  return PopAndReply(data, key, max, count, true, reply);
+}
+constexpr MultiPopKind kZSetMultiPop = {"min", "max", PopMembers};
+void ZMPop(CommandContext& ctx) { MultiPop(ctx, kZSetMultiPop); }
+void BZMPop(CommandContext& ctx) { BlockingMultiPop(ctx, kZSetMultiPop); }
+
 // ZREMRANGEBYRANK/BYSCORE/BYLEX key min max: removes a range, returns how many went.
 void RemoveRange(CommandContext& ctx, RangeSyntax syntax) {
   std::optional<RangeCommand> cmd;
@@ -603,6 +613,15 @@ void RegisterZSetCommands(CommandTable& table) {
       "Removes and returns the member with the highest score from one or more sorted sets. "
       "Blocks until a member is available otherwise.",
       "5.0.0");
+  // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
+  table.Register({"zmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, ZMPop, "sorted-set",
+                  "Pops the lowest- or highest-scoring members from the first of several sorted "
+                  "sets that is not empty.",
+                  "7.0.0", 1});
+  table.Register({"bzmpop", -5, kWrite | kBlocking | kMovableKeys, 0, 0, 0, BZMPop, "sorted-set",
+                  "Pops the lowest- or highest-scoring members from the first of several sorted "
+                  "sets that is not empty. Blocks until a member is available otherwise.",
+                  "7.0.0", 2});
   add("zremrangebyrank", 4, kWrite | kBatch, 1, 1, ZRemRangeByRank,
       "Removes members in a sorted set within a range of indexes.", "2.0.0");
   add("zremrangebyscore", 4, kWrite | kBatch, 1, 1, ZRemRangeByScore,
