@@ -124,6 +124,17 @@ std::optional<std::int64_t> ParseBlockingTimeout(std::string_view arg, resp::Rep
   return static_cast<std::int64_t>(ms);
 }
 
+void PopFromFirstKey(BlockingCommand& command, PopFromKey pop) {
+  command.attempt = [keys = command.keys, pop = std::move(pop)](
+                        Records& data, resp::ReplyWriter& reply) -> Result<bool> {
+    for (const std::string& key : keys) {
+      Result<bool> served = pop(data, key, reply);
+      if (!served.ok() || *served) return served;
+    }
+    return false;
+  };
+}
+
 void RunBlocking(CommandContext& ctx, BlockingCommand command) {
   // First on the io thread, in the caller's transaction when there is one: most calls are
   // served at once.
@@ -135,13 +146,18 @@ void RunBlocking(CommandContext& ctx, BlockingCommand command) {
   }
   // Queued before the try, so that a write committed after the try began wakes it; and on
   // the io thread, so that clients queue in the order their commands arrived.
-  auto waiter = std::make_shared<KeyWaiter>(command.keys, command.takes);
-  auto queued = std::make_shared<Registration>(ctx.server.key_waiters(), waiter);
+  std::shared_ptr<KeyWaiter> waiter;
+  std::shared_ptr<Registration> queued;
+  if (command.may_wait) {
+    waiter = std::make_shared<KeyWaiter>(command.keys, command.takes);
+    queued = std::make_shared<Registration>(ctx.server.key_waiters(), waiter);
+  }
   std::string out;
   Result<bool> served = TryOnStore(ctx.server.store(), command, ctx.session.protocol, &out);
-  if (!served.ok() || *served) {
-    queued->Leave();
+  if (!served.ok() || *served || !command.may_wait) {
+    if (queued) queued->Leave();
     if (!served.ok()) return ReplyStatus(ctx.reply, served.status());
+    if (!*served) return WriteTimeout(ctx.reply, command);
     ctx.reply.buffer()->append(out);
     return;
   }

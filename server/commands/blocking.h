@@ -1,7 +1,8 @@
-// Redis's blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX): one try
-// at once; when it finds nothing, the client is parked (parked_call.h) and waits on its keys
-// (key_waiters.h) until a write lets a try serve it, or the timeout passes. Inside MULTI or a
-// script the command never waits: it answers as a timeout does, as in Redis.
+// Redis's blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BLMPOP,
+// BZMPOP): one try at once; when it finds nothing, the client is parked (parked_call.h) and
+// waits on its keys (key_waiters.h) until a write lets a try serve it, or the timeout passes.
+// Inside MULTI or a script the command never waits: it answers as a timeout does, as in Redis.
+// LMPOP and ZMPOP are their forms that never wait anywhere.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,9 @@ struct BlockingCommand {
   // Whether a serving try takes what it found (BLPOP), or only reads it (XREAD): every reader
   // is woken by a write, only the oldest taker.
   bool takes = true;
+  // False for a command that never waits (LMPOP, ZMPOP): a try that finds nothing answers as
+  // a timeout does, at once.
+  bool may_wait = true;
   // Keys a serving try writes besides the ones it waits on (BLMOVE's destination); they are
   // signalled after it.
   std::vector<std::string> also_writes;
@@ -33,6 +37,16 @@ struct BlockingCommand {
   // after a conflict, with a fresh reply.
   std::function<Result<bool>(Records& data, resp::ReplyWriter& reply)> attempt;
 };
+
+// Pops from one key: when the key has something, takes it, writes the command's whole reply
+// and returns true; returns false, having written nothing, when the key is empty or absent.
+using PopFromKey =
+    std::function<Result<bool>(Records& data, const std::string& key, resp::ReplyWriter& reply)>;
+
+// Sets command.attempt to the try of the commands that pop from the first of their keys that
+// has something (BLPOP, BZPOPMIN, BLMPOP, …): `pop` on each key in argument order, until one
+// serves. A key of another kind fails the try (WRONGTYPE) when it comes before the one served.
+void PopFromFirstKey(BlockingCommand& command, PopFromKey pop);
 
 // The timeout argument of BLPOP & co.: seconds, fractions allowed, 0 for none. Returns the
 // milliseconds, or nullopt after replying with Redis's error.

@@ -68,6 +68,10 @@ struct CommandSpec {
   std::string_view group;    // "string", "generic", "connection", "server", "transactions".
   std::string_view summary;  // One line, for COMMAND DOCS.
   std::string_view since;    // The Redis version that introduced it, for COMMAND DOCS.
+  // For a kMovableKeys command whose keys follow a count of them (LMPOP's numkeys; Redis's
+  // "keynum" key spec): that count's position. Its keys are the arguments after it, so that
+  // a write command's keys are known (for WATCH) without fixed positions. 0: none.
+  int numkeys_at = 0;
 
   bool Has(CommandFlag flag) const { return (flags & flag) != 0; }
   // Whether its declared key positions allow more than one key.

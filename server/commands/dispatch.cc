@@ -1,5 +1,8 @@
 #include "commands/dispatch.h"
 
+#include <optional>
+
+#include "commands/arguments.h"
 #include "commands/errors.h"
 
 namespace cairn::server {
@@ -15,9 +18,28 @@ std::string UnknownCommand(const std::vector<std::string_view>& args) {
   return out + quoted;
 }
 
+namespace {
+
+// The keys after the count at args[numkeys_at]. None when the count is not a positive number
+// or names more arguments than follow: the command refuses it before it touches a key.
+std::vector<std::string_view> CountedKeys(int numkeys_at,
+                                          const std::vector<std::string_view>& args) {
+  const auto at = static_cast<std::size_t>(numkeys_at);
+  if (at >= args.size()) return {};
+  const std::optional<std::int64_t> count = ParseInt64(args[at]);
+  if (!count || *count <= 0 || static_cast<std::uint64_t>(*count) > args.size() - at - 1) {
+    return {};
+  }
+  const auto first = args.begin() + static_cast<std::ptrdiff_t>(at + 1);
+  return {first, first + static_cast<std::ptrdiff_t>(*count)};
+}
+
+}  // namespace
+
 std::vector<std::string_view> CommandKeys(const CommandSpec& spec,
                                           const std::vector<std::string_view>& args) {
   std::vector<std::string_view> keys;
+  if (spec.numkeys_at > 0) return CountedKeys(spec.numkeys_at, args);
   if (spec.first_key <= 0 || spec.key_step <= 0) return keys;
   const int argc = static_cast<int>(args.size());
   const int last = spec.last_key < 0 ? argc + spec.last_key : spec.last_key;

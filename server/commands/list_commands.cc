@@ -2,7 +2,8 @@
 // LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH. Each is one library call, so each is atomic on its
 // own, inside EXEC and in scripts alike. Arguments are checked in the order Redis checks them
 // (some commands look at the key before their arguments), so the same bad request gets the
-// same error. The blocking forms BLPOP, BRPOP, BLMOVE, BRPOPLPUSH wait as blocking.h says.
+// same error. The blocking forms BLPOP, BRPOP, BLMOVE, BRPOPLPUSH wait as blocking.h says;
+// LMPOP and BLMPOP, which look at several keys in one transaction, as multi_pop.h says.
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "commands/blocking.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/multi_pop.h"
 
 namespace cairn::server {
 namespace {
@@ -30,9 +32,9 @@ std::vector<std::string_view> Args(CommandContext& ctx, std::size_t first) {
   return {ctx.args.begin() + static_cast<std::ptrdiff_t>(first), ctx.args.end()};
 }
 
-void ReplyItems(CommandContext& ctx, const std::vector<std::string>& items) {
-  ctx.reply.ArrayHeader(items.size());
-  for (const std::string& item : items) ctx.reply.Bulk(item);
+void ReplyItems(resp::ReplyWriter& reply, const std::vector<std::string>& items) {
+  reply.ArrayHeader(items.size());
+  for (const std::string& item : items) reply.Bulk(item);
 }
 
 void ReplyItem(CommandContext& ctx, const std::optional<std::string>& item) {
@@ -73,7 +75,7 @@ void Pop(CommandContext& ctx, ListEnd end) {
   if (!popped.ok()) return ReplyStatus(ctx.reply, popped.status());
   if (!*popped) return count ? ctx.reply.NullArray() : ctx.reply.Null();
   if (!count) return ctx.reply.Bulk((*popped)->front());
-  ReplyItems(ctx, **popped);
+  ReplyItems(ctx.reply, **popped);
 }
 void LPop(CommandContext& ctx) { Pop(ctx, ListEnd::kHead); }
 void RPop(CommandContext& ctx) { Pop(ctx, ListEnd::kTail); }
@@ -90,7 +92,7 @@ void LRange(CommandContext& ctx) {
   if (!start || !stop) return ctx.reply.Error(kNotInteger);
   Result<std::vector<std::string>> items = ctx.data.ListRange(ctx.args[1], *start, *stop);
   if (!items.ok()) return ReplyStatus(ctx.reply, items.status());
-  ReplyItems(ctx, *items);
+  ReplyItems(ctx.reply, *items);
 }
 
 void LIndex(CommandContext& ctx) {
@@ -208,6 +210,20 @@ void LMove(CommandContext& ctx) {
 
 void RPopLPush(CommandContext& ctx) { Move(ctx, ListEnd::kTail, ListEnd::kHead); }
 
+// The pop of the commands that name the list they served (blocking.h's PopFromKey): up to
+// `count` items from `end`, replied as [key, item] (BLPOP, one item) or, `as_array`, as
+// [key, [item, …]] (LMPOP). False when the list is absent.
+Result<bool> PopAndReply(Records& data, const std::string& key, ListEnd end, std::uint64_t count,
+                         bool as_array, resp::ReplyWriter& reply) {
+  Result<std::optional<std::vector<std::string>>> popped = data.ListPop(key, end, count);
+  if (!popped.ok()) return popped.status();
+  if (!*popped || (*popped)->empty()) return false;
+  reply.ArrayHeader(2);
+  reply.Bulk(key);
+  as_array ? ReplyItems(reply, **popped) : reply.Bulk((**popped)[0]);
+  return true;
+}
+
 // BLPOP key [key …] timeout, BRPOP likewise: [key, item] from the first key (in argument
 // order) that has an item.
 void BlockingPop(CommandContext& ctx, ListEnd end) {
@@ -216,19 +232,9 @@ void BlockingPop(CommandContext& ctx, ListEnd end) {
   BlockingCommand command;
   command.keys.assign(ctx.args.begin() + 1, ctx.args.end() - 1);
   command.timeout_ms = *timeout_ms;
-  command.attempt = [keys = command.keys, end](Records& data,
-                                               resp::ReplyWriter& reply) -> Result<bool> {
-    for (const std::string& key : keys) {
-      Result<std::optional<std::vector<std::string>>> popped = data.ListPop(key, end, 1);
-      if (!popped.ok()) return popped.status();
-      if (!*popped || (*popped)->empty()) continue;
-      reply.ArrayHeader(2);
-      reply.Bulk(key);
-      reply.Bulk((**popped)[0]);
-      return true;
-    }
-    return false;
-  };
+  PopFromFirstKey(command, [end](Records& data, const std::string& key, resp::ReplyWriter& reply) {
+    return PopAndReply(data, key, end, 1, false, reply);
+  });
   RunBlocking(ctx, std::move(command));
 }
 void BLPop(CommandContext& ctx) { BlockingPop(ctx, ListEnd::kHead); }
@@ -267,6 +273,16 @@ void BRPopLPush(CommandContext& ctx) {
   BlockingMove(ctx, ListEnd::kTail, ListEnd::kHead, ctx.args[3]);
 }
 
+// LMPOP's and BLMPOP's pop (multi_pop.h).
+Result<bool> PopItems(Records& data, const std::string& key, bool right, std::int64_t count,
+                      resp::ReplyWriter& reply) {
+  return PopAndReply(data, key, right ? ListEnd::kTail : ListEnd::kHead,
+                     static_cast<std::uint64_t>(count), true, reply);
+}
+constexpr MultiPopKind kListMultiPop = {"left", "right", PopItems};
+void LMPop(CommandContext& ctx) { MultiPop(ctx, kListMultiPop); }
+void BLMPop(CommandContext& ctx) { BlockingMultiPop(ctx, kListMultiPop); }
+
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
@@ -299,7 +315,8 @@ void RegisterListCommands(CommandTable& table) {
       "Returns an element after popping it from one list and pushing it to another.", "6.2.0");
   add("rpoplpush", 3, write, 2, RPopLPush,
       "Returns the last element of a list after removing and pushing it to another list.", "1.2.0");
-  const std::uint32_t blocking = kWrite | kBlocking;
+  // Redis 7.0 refuses the older blocking commands in scripts (noscript), not BLMPOP.
+  const std::uint32_t blocking = kWrite | kBlocking | kNoScript;
   add("blpop", -3, blocking | kFast, -2, BLPop,
       "Removes and returns the first element in a list. Blocks until an element is available "
       "otherwise.",
@@ -316,6 +333,13 @@ void RegisterListCommands(CommandTable& table) {
       "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
       "element is available otherwise.",
       "2.2.0");
+  // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
+  table.Register({"lmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, LMPop, "list",
+                  "Pops elements from the first of several lists that is not empty.", "7.0.0", 1});
+  table.Register({"blmpop", -5, kWrite | kBlocking | kMovableKeys, 0, 0, 0, BLMPop, "list",
+                  "Pops elements from the first of several lists that is not empty. Blocks until "
+                  "an element is available otherwise.",
+                  "7.0.0", 2});
 }
 
 }  // namespace cairn::server

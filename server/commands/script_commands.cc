@@ -65,9 +65,10 @@ class CommandHost final : public scripting::ScriptHost {
       writer.Error("ERR Unknown Redis command called from script");
     } else if (!spec->ArityOk(args.size())) {
       writer.Error("ERR Wrong number of args calling Redis command from script");
-    } else if (spec->Has(kNoScript) || spec->Has(kNoMulti) || spec->Has(kBlocking)) {
+    } else if (spec->Has(kNoScript) || spec->Has(kNoMulti)) {
       // kNoMulti: the native engines commit their own transactions, which cannot join the
-      // script's. kBlocking: Redis refuses its blocking commands (BLPOP, BZPOPMIN, …) too.
+      // script's. The blocking commands Redis refuses (BLPOP, BZPOPMIN, …) are kNoScript; the
+      // others (BLMPOP, BZMPOP) do not wait here, as inside MULTI.
       writer.Error("ERR This Redis command is not allowed from script");
     } else if (read_only_ && spec->Has(kWrite)) {
       writer.Error("ERR Write commands are not allowed from read-only scripts.");

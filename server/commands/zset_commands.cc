@@ -1,7 +1,7 @@
 // Sorted-set commands: ZADD (NX, XX, GT, LT, CH, INCR), ZINCRBY, ZREM, ZSCORE, ZMSCORE, ZCARD,
 // ZCOUNT, ZLEXCOUNT, ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES) and its older forms,
-// ZRANGESTORE, ZRANK, ZREVRANK, ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX (blocking.h),
-// ZREMRANGEBYRANK/SCORE/LEX, ZSCAN.
+// ZRANGESTORE, ZRANK, ZREVRANK, ZPOPMIN, ZPOPMAX, BZPOPMIN, BZPOPMAX (blocking.h), ZMPOP,
+// BZMPOP (multi_pop.h), ZREMRANGEBYRANK/SCORE/LEX, ZSCAN.
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/member_commands.h"
+#include "commands/multi_pop.h"
 #include "commands/server_state.h"
 #include "commands/zset_support.h"
 #include "config/server_config.h"
@@ -449,6 +450,26 @@ void PopCommand(CommandContext& ctx, bool max) {
 void ZPopMin(CommandContext& ctx) { PopCommand(ctx, false); }
 void ZPopMax(CommandContext& ctx) { PopCommand(ctx, true); }
 
+// The pop of the commands that name the sorted set they served (blocking.h's PopFromKey): up
+// to `count` of the lowest (highest, with `max`) members, replied as [key, member, score]
+// (BZPOPMIN, one member) or, `as_pairs`, as [key, [[member, score], …]] (ZMPOP). False when
+// the sorted set is absent.
+Result<bool> PopAndReply(Records& data, const std::string& key, bool max, std::int64_t count,
+                         bool as_pairs, resp::ReplyWriter& reply) {
+  Result<std::vector<ScoredMember>> popped = PopExtremes(data, key, max, count);
+  if (!popped.ok()) return popped.status();
+  if (popped->empty()) return false;
+  reply.ArrayHeader(as_pairs ? 2 : 3);
+  reply.Bulk(key);
+  if (as_pairs) {
+    ReplyScorePairs(reply, *popped);
+  } else {
+    reply.Bulk((*popped)[0].member);
+    reply.Double((*popped)[0].score);
+  }
+  return true;
+}
+
 // BZPOPMIN key [key …] timeout, BZPOPMAX likewise: [key, member, score] from the first key
 // (in argument order) that has a member.
 void BlockingPop(CommandContext& ctx, bool max) {
@@ -457,24 +478,22 @@ void BlockingPop(CommandContext& ctx, bool max) {
   BlockingCommand command;
   command.keys.assign(ctx.args.begin() + 1, ctx.args.end() - 1);
   command.timeout_ms = *timeout_ms;
-  command.attempt = [keys = command.keys, max](Records& data,
-                                               resp::ReplyWriter& reply) -> Result<bool> {
-    for (const std::string& key : keys) {
-      Result<std::vector<ScoredMember>> popped = PopExtremes(data, key, max, 1);
-      if (!popped.ok()) return popped.status();
-      if (popped->empty()) continue;
-      reply.ArrayHeader(3);
-      reply.Bulk(key);
-      reply.Bulk((*popped)[0].member);
-      reply.Double((*popped)[0].score);
-      return true;
-    }
-    return false;
-  };
+  PopFromFirstKey(command, [max](Records& data, const std::string& key, resp::ReplyWriter& reply) {
+    return PopAndReply(data, key, max, 1, false, reply);
+  });
   RunBlocking(ctx, std::move(command));
 }
 void BZPopMin(CommandContext& ctx) { BlockingPop(ctx, false); }
 void BZPopMax(CommandContext& ctx) { BlockingPop(ctx, true); }
+
+// ZMPOP's and BZMPOP's pop (multi_pop.h).
+Result<bool> PopMembers(Records& data, const std::string& key, bool max, std::int64_t count,
+                        resp::ReplyWriter& reply) {
+  return PopAndReply(data, key, max, count, true, reply);
+}
+constexpr MultiPopKind kZSetMultiPop = {"min", "max", PopMembers};
+void ZMPop(CommandContext& ctx) { MultiPop(ctx, kZSetMultiPop); }
+void BZMPop(CommandContext& ctx) { BlockingMultiPop(ctx, kZSetMultiPop); }
 
 // ZREMRANGEBYRANK/BYSCORE/BYLEX key min max: removes a range, returns how many went.
 void RemoveRange(CommandContext& ctx, RangeSyntax syntax) {
@@ -585,14 +604,24 @@ void RegisterZSetCommands(CommandTable& table) {
       "Returns the lowest-scoring members from a sorted set after removing them.", "5.0.0");
   add("zpopmax", -2, write, 1, 1, ZPopMax,
       "Returns the highest-scoring members from a sorted set after removing them.", "5.0.0");
-  add("bzpopmin", -3, kWrite | kFast | kBlocking, 1, -2, BZPopMin,
+  // Redis 7.0 refuses BZPOPMIN and BZPOPMAX in scripts (noscript), not BZMPOP.
+  add("bzpopmin", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMin,
       "Removes and returns the member with the lowest score from one or more sorted sets. "
       "Blocks until a member is available otherwise.",
       "5.0.0");
-  add("bzpopmax", -3, kWrite | kFast | kBlocking, 1, -2, BZPopMax,
+  add("bzpopmax", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMax,
       "Removes and returns the member with the highest score from one or more sorted sets. "
       "Blocks until a member is available otherwise.",
       "5.0.0");
+  // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
+  table.Register({"zmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, ZMPop, "sorted-set",
+                  "Pops the lowest- or highest-scoring members from the first of several sorted "
+                  "sets that is not empty.",
+                  "7.0.0", 1});
+  table.Register({"bzmpop", -5, kWrite | kBlocking | kMovableKeys, 0, 0, 0, BZMPop, "sorted-set",
+                  "Pops the lowest- or highest-scoring members from the first of several sorted "
+                  "sets that is not empty. Blocks until a member is available otherwise.",
+                  "7.0.0", 2});
   add("zremrangebyrank", 4, kWrite | kBatch, 1, 1, ZRemRangeByRank,
       "Removes members in a sorted set within a range of indexes.", "2.0.0");
   add("zremrangebyscore", 4, kWrite | kBatch, 1, 1, ZRemRangeByScore,

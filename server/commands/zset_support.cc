@@ -34,17 +34,18 @@ void ReplyScoredMembers(resp::ReplyWriter& reply, const std::vector<ScoredMember
     for (const ScoredMember& m : members) reply.Bulk(m.member);
     return;
   }
-  if (reply.protocol() == 3) {
-    reply.ArrayHeader(members.size());
-    for (const ScoredMember& m : members) {
-      reply.ArrayHeader(2);
-      reply.Bulk(m.member);
-      reply.Double(m.score);
-    }
-    return;
-  }
+  if (reply.protocol() == 3) return ReplyScorePairs(reply, members);
   reply.ArrayHeader(members.size() * 2);
   for (const ScoredMember& m : members) {
+    reply.Bulk(m.member);
+    reply.Double(m.score);
+  }
+}
+
+void ReplyScorePairs(resp::ReplyWriter& reply, const std::vector<ScoredMember>& members) {
+  reply.ArrayHeader(members.size());
+  for (const ScoredMember& m : members) {
+    reply.ArrayHeader(2);
     reply.Bulk(m.member);
     reply.Double(m.score);
   }

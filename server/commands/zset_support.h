@@ -1,5 +1,6 @@
-// What the sorted-set commands share with the blocking ones (BZPOPMIN, BZPOPMAX): taking the
-// lowest or highest members, and the reply shapes of scored members in RESP2 and RESP3.
+// What the sorted-set commands share with the blocking ones (BZPOPMIN, BZPOPMAX, BZMPOP):
+// taking the lowest or highest members, and the reply shapes of scored members in RESP2 and
+// RESP3.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ Result<std::vector<ScoredMember>> PopExtremes(Records& data, std::string_view ke
 // [member, score] pairs in RESP3, as ZRANGE … WITHSCORES replies.
 void ReplyScoredMembers(resp::ReplyWriter& reply, const std::vector<ScoredMember>& members,
                         bool with_scores);
+
+// An array of [member, score] pairs, in either protocol: RESP3's shape of ZRANGE … WITHSCORES,
+// and ZMPOP's in both.
+void ReplyScorePairs(resp::ReplyWriter& reply, const std::vector<ScoredMember>& members);
 
 // ZPOPMIN/ZPOPMAX's reply: with a count, as ReplyScoredMembers with scores; without one, the
 // single member and its score as a flat pair (empty array when nothing was popped).

@@ -1,9 +1,11 @@
 // Redis's blocking commands over real sockets: a client blocked on keys is woken by the write
 // that can serve it — whichever way the write arrives (alone, pipelined, in EXEC, in a
 // script) — in arrival order, one waiter per new element; it times out with a null reply;
-// inside MULTI it does not block (scripts may not call it); a client that goes away while blocked
-// takes nothing. Nothing here measures time: each test waits for the state it needs (INFO's
-// blocked_clients) and every read has a hang-detecting timeout.
+// inside MULTI it does not block (scripts may not call it, but for BLMPOP and BZMPOP, which do
+// not block there either); a client that goes away while blocked takes nothing. BLMPOP and
+// BZMPOP are served from the first of their keys that has something. Nothing here measures time:
+// each test waits for the state it needs (INFO's blocked_clients) and every read has a
+// hang-detecting timeout.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -161,6 +163,87 @@ TEST_F(KeyBlockingTest, ListWaitsInsideMultiDoNotBlock) {
   ASSERT_EQ(Do({"BRPOPLPUSH", "l", "m", "0"}), "QUEUED");
   EXPECT_EQ(Do({"EXEC"}), R"([(nil), (nil), (integer) 1, "x"])");
   EXPECT_EQ(Do({"LRANGE", "m", "0", "-1"}), R"(["x"])");
+}
+
+TEST_F(KeyBlockingTest, BlmpopIsServedFromTheFirstOfItsKeysThatAWriteFilled) {
+  std::unique_ptr<RespClient> waiter = Connect();
+  Send(*waiter, {"BLMPOP", "0", "3", "l1", "l2", "l3", "LEFT", "COUNT", "5"});
+  AwaitBlocked(1);
+  // One transaction fills the third key and the second: the waiter tries its keys in order.
+  ASSERT_EQ(Do({"MULTI"}), "OK");
+  ASSERT_EQ(Do({"RPUSH", "l3", "c"}), "QUEUED");
+  ASSERT_EQ(Do({"RPUSH", "l2", "a", "b"}), "QUEUED");
+  ASSERT_EQ(Do({"EXEC"}), "[(integer) 1, (integer) 2]");
+  EXPECT_EQ(Next(*waiter).ToString(), R"(["l2", ["a", "b"]])");
+  AwaitBlocked(0);
+  EXPECT_EQ(Do({"LRANGE", "l3", "0", "-1"}), R"(["c"])");
+  EXPECT_EQ(Do({"EXISTS", "l2"}), "(integer) 0");
+}
+
+TEST_F(KeyBlockingTest, BlmpopTakesAtMostItsCountAndLeavesTheRestToTheNextWaiter) {
+  std::unique_ptr<RespClient> first = Connect(), second = Connect();
+  Send(*first, {"BLMPOP", "0", "1", "l", "RIGHT", "COUNT", "2"});
+  AwaitBlocked(1);
+  Send(*second, {"BLMPOP", "0", "2", "other", "l", "LEFT"});
+  AwaitBlocked(2);
+  ASSERT_EQ(Do({"RPUSH", "l", "a", "b", "c"}), "(integer) 3");
+  EXPECT_EQ(Next(*first).ToString(), R"(["l", ["c", "b"]])");
+  EXPECT_EQ(Next(*second).ToString(), R"(["l", ["a"]])");
+  AwaitBlocked(0);
+}
+
+TEST_F(KeyBlockingTest, BzmpopIsServedFromTheFirstOfItsKeysThatAWriteFilled) {
+  std::unique_ptr<RespClient> waiter = Connect();
+  Send(*waiter, {"BZMPOP", "0", "3", "z1", "z2", "z3", "MAX", "COUNT", "2"});
+  AwaitBlocked(1);
+  EXPECT_EQ(Do({"PING"}), "PONG");  // Others are served meanwhile.
+  ASSERT_EQ(Do({"MULTI"}), "OK");
+  ASSERT_EQ(Do({"ZADD", "z3", "9", "x"}), "QUEUED");
+  ASSERT_EQ(Do({"ZADD", "z2", "1", "a", "2.5", "b", "3", "c"}), "QUEUED");
+  ASSERT_EQ(Do({"EXEC"}), "[(integer) 1, (integer) 3]");
+  EXPECT_EQ(Next(*waiter).ToString(), R"(["z2", [["c", "3"], ["b", "2.5"]]])");
+  AwaitBlocked(0);
+  EXPECT_EQ(Do({"ZRANGE", "z2", "0", "-1"}), R"(["a"])");
+  EXPECT_EQ(Do({"ZCARD", "z3"}), "(integer) 1");
+}
+
+TEST_F(KeyBlockingTest, BzmpopWokenUnderResp3RepliesDoubleScores) {
+  std::unique_ptr<RespClient> waiter = Connect();
+  ASSERT_EQ(waiter->Call({"HELLO", "3"}).type, Reply::Type::kMap);
+  Send(*waiter, {"BZMPOP", "0", "1", "z", "MIN"});
+  AwaitBlocked(1);
+  ASSERT_EQ(Do({"ZADD", "z", "1.5", "m"}), "(integer) 1");
+  EXPECT_EQ(Next(*waiter).ToString(), R"(["z", [["m", (double) 1.5]]])");
+  AwaitBlocked(0);
+}
+
+TEST_F(KeyBlockingTest, MpopTimeoutsAnswerANullArrayOrResp3Null) {
+  std::unique_ptr<RespClient> waiter = Connect();
+  EXPECT_EQ(waiter->Call({"BLMPOP", "0.01", "2", "l1", "l2", "LEFT"}).type,
+            Reply::Type::kNullArray);
+  EXPECT_EQ(waiter->Call({"BZMPOP", "0.01", "1", "z", "MIN", "COUNT", "3"}).type,
+            Reply::Type::kNullArray);
+  // The non-blocking forms answer the same at once.
+  EXPECT_EQ(waiter->Call({"LMPOP", "1", "l1", "RIGHT"}).type, Reply::Type::kNullArray);
+  EXPECT_EQ(waiter->Call({"HELLO", "3"}).type, Reply::Type::kMap);
+  EXPECT_EQ(waiter->Call({"BLMPOP", "0.01", "1", "l1", "RIGHT"}).type, Reply::Type::kNull);
+  EXPECT_EQ(waiter->Call({"BZMPOP", "0.01", "1", "z", "MAX"}).type, Reply::Type::kNull);
+  EXPECT_EQ(waiter->Call({"ZMPOP", "1", "z", "MAX"}).type, Reply::Type::kNull);
+  // Nothing was left waiting.
+  AwaitBlocked(0);
+}
+
+TEST_F(KeyBlockingTest, MpopWaitsDoNotBlockInsideMultiOrScripts) {
+  ASSERT_EQ(Do({"MULTI"}), "OK");
+  ASSERT_EQ(Do({"BLMPOP", "0", "1", "l", "LEFT"}), "QUEUED");
+  ASSERT_EQ(Do({"RPUSH", "l", "x"}), "QUEUED");
+  ASSERT_EQ(Do({"BLMPOP", "0", "1", "l", "LEFT"}), "QUEUED");
+  ASSERT_EQ(Do({"BZMPOP", "0", "1", "z", "MIN"}), "QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), R"([(nil), (integer) 1, ["l", ["x"]], (nil)])");
+  // Redis 7.0 lets scripts call BLMPOP and BZMPOP (not BLPOP and BZPOPMIN): they never wait.
+  EXPECT_EQ(Do({"EVAL", "return redis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT')", "1", "l"}), "(nil)");
+  EXPECT_EQ(Do({"EVAL", "return redis.call('BZMPOP', 0, 1, KEYS[1], 'MIN')", "1", "z"}), "(nil)");
+  AwaitBlocked(0);
 }
 
 }  // namespace
