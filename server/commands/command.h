@@ -37,6 +37,17 @@ enum CommandFlag : std::uint32_t {
   // Its keys are named by its arguments (EVAL's numkeys), not by fixed positions; COMMAND
   // reports "movablekeys", and it may touch several keys.
   kMovableKeys = 1u << 12,
+  // Its first argument names a subcommand (CLIENT LIST): errors that name the command name
+  // both, as Redis does ('client|list').
+  kSubcommands = 1u << 13,
+  // A pub/sub command (COMMAND reports "pubsub").
+  kPubSub = 1u << 14,
+  // Not a keyspace write, but one that Redis replicates (PUBLISH): refused in read-only
+  // scripts as writes are.
+  kMayReplicate = 1u << 15,
+  // Allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING, QUIT, …); that client gets
+  // an error for any other command.
+  kSubscribedMode = 1u << 16,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs
@@ -62,7 +73,7 @@ struct CommandSpec {
   int last_key = 0;
   int key_step = 0;
   CommandHandler handler = nullptr;
-  std::string_view group;    // "string", "generic", "connection", "server", "transactions".
+  std::string_view group;    // "string", "generic", "connection", "server", "pubsub", ….
   std::string_view summary;  // One line, for COMMAND DOCS.
   std::string_view since;    // The Redis version that introduced it, for COMMAND DOCS.
 
