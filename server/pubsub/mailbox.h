@@ -44,8 +44,8 @@ class Mailbox {
   // Appends every queued frame to *out; false when none was queued. The frames count against
   // the limit until Sent().
   bool TakeInto(std::string* out);
-  // Drops what is queued: messages a client must not get any more (see PublishStaged's
-  // caller in net/connection.cc).
+  // Drops what is queued: messages the client must not get any more (a RESP2 client that has
+  // left subscribed mode, net/connection.cc).
   void Drop();
   // Everything taken so far has been written to the socket.
   void Sent();
