@@ -25,12 +25,14 @@ bool Mailbox::Push(Message& message, const OutputBufferLimit& limit, std::int64_
   if (OverLimit(unsent_ + frame.size(), limit, now_ms)) {
     closed_ = true;
     std::string().swap(queued_);  // The memory goes now, not when the connection closes.
+    pending_.store(false, std::memory_order_relaxed);
     lock.unlock();
     overflow_();
     return false;
   }
   queued_ += frame;
   unsent_ += frame.size();
+  pending_.store(true, std::memory_order_release);
   const bool wake = !std::exchange(woken_, true);
   lock.unlock();
   if (wake) wake_();
@@ -43,8 +45,10 @@ void Mailbox::SetProtocol(int protocol) {
 }
 
 bool Mailbox::TakeInto(std::string* out) {
+  if (!pending_.load(std::memory_order_acquire)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   woken_ = false;
+  pending_.store(false, std::memory_order_relaxed);
   if (queued_.empty()) return false;
   taken_ += queued_.size();
   if (out->empty()) {
@@ -57,13 +61,16 @@ bool Mailbox::TakeInto(std::string* out) {
 }
 
 void Mailbox::Drop() {
+  if (!pending_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(mu_);
   woken_ = false;
+  pending_.store(false, std::memory_order_relaxed);
   unsent_ -= queued_.size();
   queued_.clear();
 }
 
 void Mailbox::Sent() {
+  if (taken_ == 0) return;  // Only the owner's thread changes taken_: no lock needed to look.
   std::lock_guard<std::mutex> lock(mu_);
   unsent_ -= taken_;
   taken_ = 0;
@@ -74,6 +81,7 @@ void Mailbox::Close() {
   closed_ = true;
   std::string().swap(queued_);
   unsent_ = taken_ = 0;
+  pending_.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace cairn::server::pubsub

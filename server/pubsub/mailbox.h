@@ -15,6 +15,7 @@
 // when the limit closes the mailbox. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -42,7 +43,8 @@ class Mailbox {
   // cut: a frame is encoded and queued wholly before or wholly after the switch.
   void SetProtocol(int protocol);
   // Appends every queued frame to *out; false when none was queued. The frames count against
-  // the limit until Sent().
+  // the limit until Sent(). Takes no lock when nothing is queued (every connection calls it
+  // after every batch of commands).
   bool TakeInto(std::string* out);
   // Drops what is queued: messages the client must not get any more (a RESP2 client that has
   // left subscribed mode, net/connection.cc).
@@ -61,10 +63,13 @@ class Mailbox {
   int protocol_;
   std::string queued_;
   std::size_t unsent_ = 0;           // queued_ plus the bytes taken and not yet Sent().
-  std::size_t taken_ = 0;            // Of those, the ones taken.
+  std::size_t taken_ = 0;            // Of those, the ones taken (owner's thread only).
   std::int64_t soft_since_ms_ = -1;  // When the soft limit was reached; -1: it is not.
   bool woken_ = false;               // A wake is on its way and no take has happened since.
   bool closed_ = false;
+  // !queued_.empty(), readable without the lock. A push sets it before its wake, which the
+  // owner's thread sees after that, so a take never misses what woke it.
+  std::atomic<bool> pending_{false};
   const std::function<void()> wake_;
   const std::function<void()> overflow_;
 };
