@@ -21,29 +21,29 @@ bool Registry::Remove(Table& table, std::string_view name, ClientId client) {
 
 bool Registry::Subscribe(std::string_view channel, ClientId client,
                          const std::shared_ptr<Mailbox>& box) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return Add(channels_, channel, client, box);
 }
 
 bool Registry::Unsubscribe(std::string_view channel, ClientId client) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return Remove(channels_, channel, client);
 }
 
 bool Registry::PSubscribe(std::string_view pattern, ClientId client,
                           const std::shared_ptr<Mailbox>& box) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return Add(patterns_, pattern, client, box);
 }
 
 bool Registry::PUnsubscribe(std::string_view pattern, ClientId client) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return Remove(patterns_, pattern, client);
 }
 
 std::size_t Registry::Publish(std::string_view channel, std::string_view payload,
                               const OutputBufferLimit& limit, std::int64_t now_ms) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   std::size_t receivers = 0;
   if (auto it = channels_.find(channel); it != channels_.end()) {
     Message message(channel, payload);
@@ -60,7 +60,7 @@ std::size_t Registry::Publish(std::string_view channel, std::string_view payload
 }
 
 std::size_t Registry::CountReceivers(std::string_view channel) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   std::size_t receivers = 0;
   if (auto it = channels_.find(channel); it != channels_.end()) receivers += it->second.size();
   for (const auto& [pattern, subscribers] : patterns_) {
@@ -70,7 +70,7 @@ std::size_t Registry::CountReceivers(std::string_view channel) const {
 }
 
 std::vector<std::string> Registry::Channels(std::optional<std::string_view> pattern) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> out;
   for (const auto& [channel, subscribers] : channels_) {
     if (!pattern || GlobMatch(*pattern, channel, /*nocase=*/false)) out.push_back(channel);
@@ -79,18 +79,18 @@ std::vector<std::string> Registry::Channels(std::optional<std::string_view> patt
 }
 
 std::size_t Registry::SubscriberCount(std::string_view channel) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = channels_.find(channel);
   return it == channels_.end() ? 0 : it->second.size();
 }
 
 std::size_t Registry::PatternCount() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return patterns_.size();
 }
 
 std::size_t Registry::ChannelCount() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return channels_.size();
 }
 

@@ -1,10 +1,12 @@
 // Who listens to what: the channels and patterns every client subscribes to, and the delivery
 // of a published message to them — Redis's PUBLISH: every subscriber of the channel gets a
 // "message", then every client subscribed to a matching pattern gets a "pmessage" per such
-// pattern. One registry per server, shared by the io threads. A publish holds the lock shared
-// while it queues the message into the mailboxes (never waiting for a socket); subscription
-// changes hold it alone, so once Unsubscribe returns, no push for that subscription is in
-// flight: a client that leaves can take what is queued and know it has everything.
+// pattern. One registry per server, shared by the io threads. A publish holds its lock while it
+// queues the message into the mailboxes (never waiting for a socket), so once Unsubscribe
+// returns, no push for that subscription is in flight: a client that leaves can take what is
+// queued and know it has everything. One plain mutex, not a readers-writer lock: publishers
+// on different io threads take turns for that short while, and a SUBSCRIBE is not kept out by
+// a stream of overlapping publishes (glibc's rwlock prefers readers).
 // Patterns are Redis globs (GlobMatch), matched case-sensitively. Thread-safe.
 #pragma once
 
@@ -12,8 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -66,7 +68,7 @@ class Registry {
                   const std::shared_ptr<Mailbox>& box);
   static bool Remove(Table& table, std::string_view name, ClientId client);
 
-  mutable std::shared_mutex mu_;
+  mutable std::mutex mu_;
   Table channels_;
   Table patterns_;
 };
