@@ -20,7 +20,12 @@ bool ValidClientName(std::string_view name) {
 std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   const std::int64_t age = (now_ms - s.created_ms()) / 1000;
   const std::int64_t idle = (now_ms - s.last_command_ms_.load()) / 1000;
-  std::string flags = s.blocked.load() ? "b" : s.in_multi ? "x" : "N";
+  // In Redis's order: P (pub/sub), x (MULTI), b (blocked); N when none applies.
+  std::string flags;
+  if (IsPubSubClient(s)) flags += 'P';
+  if (s.in_multi) flags += 'x';
+  if (s.blocked.load()) flags += 'b';
+  if (flags.empty()) flags = "N";
   std::string out;
   out += "id=" + std::to_string(s.id());
   out += " addr=" + s.peer();
@@ -29,7 +34,8 @@ std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   out += " age=" + std::to_string(age < 0 ? 0 : age);
   out += " idle=" + std::to_string(idle < 0 ? 0 : idle);
   out += " flags=" + flags;
-  out += " db=0 sub=0 psub=0 ssub=0";
+  out += " db=0 sub=" + std::to_string(s.pubsub.channel_count());
+  out += " psub=" + std::to_string(s.pubsub.pattern_count()) + " ssub=0";
   out += " multi=" + std::to_string(s.in_multi ? static_cast<long>(s.queued.size()) : -1L);
   out += " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0";
   out += " events=r cmd=" + (s.last_command().empty() ? std::string("NULL") : s.last_command());
@@ -46,22 +52,50 @@ void ClearTransactionState(ServerState& server, Session& session) {
   session.queued.clear();
 }
 
+bool IsPubSubClient(const Session& s) {
+  return s.pubsub.channel_count() + s.pubsub.pattern_count() > 0;
+}
+
 namespace {
+
+// The clients a TYPE filter (CLIENT LIST, CLIENT KILL) selects. There are no masters or
+// replicas; a client with subscriptions is of type pubsub, as in Redis.
+enum class ClientType { kNormal, kPubSub, kNone };
+
+std::optional<ClientType> ParseClientType(std::string_view type) {
+  if (EqualsIgnoreCase(type, "normal")) return ClientType::kNormal;
+  if (EqualsIgnoreCase(type, "pubsub")) return ClientType::kPubSub;
+  if (EqualsIgnoreCase(type, "master") || EqualsIgnoreCase(type, "replica") ||
+      EqualsIgnoreCase(type, "slave")) {
+    return ClientType::kNone;
+  }
+  return std::nullopt;
+}
+
+bool OfType(const Session& s, ClientType type) {
+  switch (type) {
+    case ClientType::kNormal:
+      return !IsPubSubClient(s);
+    case ClientType::kPubSub:
+      return IsPubSubClient(s);
+    case ClientType::kNone:
+      return false;
+  }
+  return false;
+}
+
+std::string UnknownClientType(std::string_view type) {
+  return "ERR Unknown client type '" + std::string(type) + "'";
+}
 
 void ClientList(CommandContext& ctx) {
   // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id …]
   std::vector<std::uint64_t> ids;
-  bool only_none = false;
+  std::optional<ClientType> type;
   for (std::size_t i = 2; i < ctx.args.size(); ++i) {
     if (EqualsIgnoreCase(ctx.args[i], "type") && i + 1 < ctx.args.size()) {
-      const std::string_view type = ctx.args[++i];
-      if (EqualsIgnoreCase(type, "normal")) continue;
-      if (EqualsIgnoreCase(type, "master") || EqualsIgnoreCase(type, "replica") ||
-          EqualsIgnoreCase(type, "pubsub") || EqualsIgnoreCase(type, "slave")) {
-        only_none = true;
-        continue;
-      }
-      return ctx.reply.Error("ERR Unknown client type '" + std::string(type) + "'");
+      type = ParseClientType(ctx.args[++i]);
+      if (!type) return ctx.reply.Error(UnknownClientType(ctx.args[i]));
     } else if (EqualsIgnoreCase(ctx.args[i], "id") && i + 1 < ctx.args.size()) {
       for (++i; i < ctx.args.size(); ++i) {
         const std::optional<std::int64_t> id = ParseInt64(ctx.args[i]);
@@ -74,10 +108,11 @@ void ClientList(CommandContext& ctx) {
   }
   std::string out;
   const std::int64_t now = ctx.server.clock().NowMs();
-  if (!only_none) {
+  {
     std::lock_guard<std::mutex> lock(ctx.server.clients_mu());
     for (Session* s : ctx.server.ClientsLocked()) {
       if (!ids.empty() && std::find(ids.begin(), ids.end(), s->id()) == ids.end()) continue;
+      if (type && !OfType(*s, *type)) continue;
       out += DescribeClient(*s, now);
       out += '\n';
     }
@@ -97,6 +132,7 @@ void ClientKill(CommandContext& ctx) {
   if (ctx.args.size() % 2 != 0) return ctx.reply.Error(kSyntaxError);
   std::optional<std::uint64_t> id;
   std::optional<std::string> addr, laddr;
+  std::optional<ClientType> type;
   bool skip_me = true;
   for (std::size_t i = 2; i + 1 < ctx.args.size(); i += 2) {
     const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
@@ -116,9 +152,11 @@ void ClientKill(CommandContext& ctx) {
       } else {
         return ctx.reply.Error(kSyntaxError);
       }
-    } else if (EqualsIgnoreCase(option, "type") || EqualsIgnoreCase(option, "user") ||
-               EqualsIgnoreCase(option, "maxage")) {
-      continue;  // Every client is a normal one of user default.
+    } else if (EqualsIgnoreCase(option, "type")) {
+      type = ParseClientType(value);
+      if (!type) return ctx.reply.Error(UnknownClientType(value));
+    } else if (EqualsIgnoreCase(option, "user") || EqualsIgnoreCase(option, "maxage")) {
+      continue;  // Every client is of user default.
     } else {
       return ctx.reply.Error(kSyntaxError);
     }
@@ -129,6 +167,7 @@ void ClientKill(CommandContext& ctx) {
     if (id && s.id() != *id) return false;
     if (addr && s.peer() != *addr) return false;
     if (laddr && s.local() != *laddr) return false;
+    if (type && !OfType(s, *type)) return false;
     return true;
   });
   ctx.reply.Integer(static_cast<std::int64_t>(n));

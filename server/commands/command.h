@@ -40,6 +40,17 @@ enum CommandFlag : std::uint32_t {
   // Blocks only when an option asks it to (XREAD BLOCK): COMMAND reports it "blocking", but
   // scripts may call it; the command itself refuses the option there.
   kBlocksOnRequest = 1u << 13,
+  // Its first argument names a subcommand (CLIENT LIST): errors that name the command name
+  // both, as Redis does ('client|list').
+  kSubcommands = 1u << 14,
+  // A pub/sub command (COMMAND reports "pubsub").
+  kPubSub = 1u << 15,
+  // Not a keyspace write, but one that Redis replicates (PUBLISH): refused in read-only
+  // scripts as writes are.
+  kMayReplicate = 1u << 16,
+  // Allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING, QUIT, …); that client gets
+  // an error for any other command.
+  kSubscribedMode = 1u << 17,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs
@@ -65,7 +76,7 @@ struct CommandSpec {
   int last_key = 0;
   int key_step = 0;
   CommandHandler handler = nullptr;
-  std::string_view group;    // "string", "generic", "connection", "server", "transactions".
+  std::string_view group;    // "string", "generic", "connection", "server", "pubsub", ….
   std::string_view summary;  // One line, for COMMAND DOCS.
   std::string_view since;    // The Redis version that introduced it, for COMMAND DOCS.
   // For a kMovableKeys command whose keys follow a count of them (LMPOP's numkeys; Redis's

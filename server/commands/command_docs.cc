@@ -15,6 +15,7 @@ std::vector<std::string_view> FlagNames(const CommandSpec& spec) {
   if (spec.Has(kWrite)) names.push_back("write");
   if (spec.Has(kReadOnly)) names.push_back("readonly");
   if (spec.Has(kAdmin)) names.push_back("admin");
+  if (spec.Has(kPubSub)) names.push_back("pubsub");
   if (spec.Has(kNoScript)) names.push_back("noscript");
   if (spec.Has(kLoading)) names.push_back("loading");
   if (spec.Has(kStale)) names.push_back("stale");

@@ -1,6 +1,7 @@
 #include "commands/command_runner.h"
 
 #include "commands/dispatch.h"
+#include "commands/pubsub_commands.h"
 #include "commands/script_busy.h"
 #include "resp/parser.h"
 #include "resp/reply_writer.h"
@@ -36,6 +37,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       bool done = false;
       if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
         const std::size_t reply_at = out->size();
+        const std::size_t staged = session_.staged_messages.size();
         const WriteBatch::Outcome outcome =
             batch_.Run(spec->MayTouchSeveralKeys(), [&](Records& records, Transaction* txn) {
               Dispatch(server_, session_, spec, args_, writer, records, txn);
@@ -45,6 +47,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
         if (outcome == WriteBatch::Outcome::kTakenBack) {
           // It met a lock conflict and was undone: its reply goes, and it runs again alone.
           out->resize(reply_at);
+          DropStagedMessages(session_, staged);
           server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
           server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
         }

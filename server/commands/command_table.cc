@@ -44,6 +44,7 @@ CommandTable BuildCommandTable() {
   RegisterRateLimitCommands(table);
   RegisterQueueCommands(table);
   RegisterScriptCommands(table);
+  RegisterPubSubCommands(table);
   return table;
 }
 

@@ -56,5 +56,7 @@ void RegisterRateLimitCommands(CommandTable& table);
 void RegisterQueueCommands(CommandTable& table);
 // EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT.
 void RegisterScriptCommands(CommandTable& table);
+// SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB.
+void RegisterPubSubCommands(CommandTable& table);
 
 }  // namespace cairn::server

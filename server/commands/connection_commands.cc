@@ -6,6 +6,7 @@
 #include "commands/client_info.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/pubsub_commands.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "server_version.h"
@@ -18,6 +19,13 @@ constexpr std::string_view kWrongPass =
 
 void Ping(CommandContext& ctx) {
   if (ctx.args.size() > 2) return ctx.reply.Error(WrongArity("ping"));
+  if (ctx.session.protocol == 2 && ctx.session.pubsub.count() > 0) {
+    // In subscribed mode Redis answers in the shape of a message: ["pong", argument or ""].
+    ctx.reply.ArrayHeader(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(ctx.args.size() == 2 ? ctx.args[1] : std::string_view());
+    return;
+  }
   if (ctx.args.size() == 2) return ctx.reply.Bulk(ctx.args[1]);
   ctx.reply.SimpleString("PONG");
 }
@@ -79,6 +87,12 @@ void Hello(CommandContext& ctx) {
     ctx.session.set_name(std::string(name));
   }
   ctx.session.protocol = protocol;
+  if (const auto& mailbox = ctx.session.pubsub.mailbox) {
+    // Messages queued before the switch are in the old protocol: they go before the reply
+    // (not inside EXEC, whose reply array this buffer is), later ones in the new.
+    mailbox->SetProtocol(protocol);
+    if (ctx.txn == nullptr) mailbox->TakeInto(ctx.reply.buffer());
+  }
   resp::ReplyWriter reply(ctx.reply.buffer(), protocol);  // The reply is in the new protocol.
   reply.MapHeader(7);
   reply.Bulk("server");
@@ -115,7 +129,10 @@ void ReadOnly(CommandContext& ctx) {
 
 void Reset(CommandContext& ctx) {
   ClearTransactionState(ctx.server, ctx.session);
+  // RESET runs at once even inside MULTI (kMultiControl), so the buffer is the connection's.
+  LeavePubSub(ctx.server, ctx.session, ctx.reply.buffer());
   ctx.session.protocol = 2;
+  if (ctx.session.pubsub.mailbox) ctx.session.pubsub.mailbox->SetProtocol(2);
   ctx.session.set_name("");
   ctx.session.authenticated = false;
   resp::ReplyWriter reply(ctx.reply.buffer(), 2);
@@ -126,7 +143,7 @@ void Reset(CommandContext& ctx) {
 
 void RegisterConnectionCommands(CommandTable& table) {
   const std::uint32_t conn = kFast | kLoading | kStale;
-  table.Register({"ping", -1, conn, 0, 0, 0, Ping, "connection",
+  table.Register({"ping", -1, conn | kSubscribedMode, 0, 0, 0, Ping, "connection",
                   "Returns the server's liveliness response.", "1.0.0"});
   table.Register(
       {"echo", 2, conn, 0, 0, 0, Echo, "connection", "Returns the given string.", "1.0.0"});
@@ -136,15 +153,16 @@ void RegisterConnectionCommands(CommandTable& table) {
                   "Handshakes with the Redis server.", "6.0.0"});
   table.Register({"select", 2, conn, 0, 0, 0, Select, "connection",
                   "Changes the selected database.", "1.0.0"});
-  table.Register({"quit", -1, conn | kNoAuth | kNoScript | kMultiControl, 0, 0, 0, Quit,
-                  "connection", "Closes the connection.", "1.0.0"});
-  table.Register({"reset", 1, conn | kNoAuth | kNoScript | kMultiControl, 0, 0, 0, Reset,
-                  "connection", "Resets the connection.", "6.2.0"});
+  table.Register({"quit", -1, conn | kNoAuth | kNoScript | kMultiControl | kSubscribedMode, 0, 0, 0,
+                  Quit, "connection", "Closes the connection.", "1.0.0"});
+  table.Register({"reset", 1, conn | kNoAuth | kNoScript | kMultiControl | kSubscribedMode, 0, 0, 0,
+                  Reset, "connection", "Resets the connection.", "6.2.0"});
   table.Register({"readonly", 1, conn, 0, 0, 0, ReadOnly, "cluster",
                   "Enables read-only queries for a connection to a Redis Cluster replica node.",
                   "3.0.0"});
-  table.Register({"client", -2, kLoading | kStale | kNoScript, 0, 0, 0, ClientCommand, "connection",
-                  "A container for client connection commands.", "2.4.0"});
+  table.Register({"client", -2, kLoading | kStale | kNoScript | kSubcommands, 0, 0, 0,
+                  ClientCommand, "connection", "A container for client connection commands.",
+                  "2.4.0"});
 }
 
 }  // namespace cairn::server

@@ -4,6 +4,7 @@
 
 #include "commands/arguments.h"
 #include "commands/errors.h"
+#include "commands/pubsub_commands.h"
 
 namespace cairn::server {
 
@@ -76,6 +77,11 @@ void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
   if (!spec->ArityOk(args.size())) return reject(WrongArity(spec->name));
   if (!session.authenticated && !spec->Has(kNoAuth) && server.RequiresAuth()) {
     return reject(kNoAuthError);
+  }
+  // A RESP2 client with subscriptions reads messages as they come: a reply to anything else
+  // would be mistaken for one. RESP3 tells pushes from replies, so it may run anything.
+  if (session.protocol == 2 && session.pubsub.count() > 0 && !spec->Has(kSubscribedMode)) {
+    return reject(SubscribedModeError(*spec, args));
   }
   session.set_last_command(spec->name);
   if (session.in_multi && spec->Has(kNoMulti)) {

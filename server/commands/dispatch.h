@@ -1,7 +1,7 @@
-// Runs one client command: finds it in the table, checks its arity and the auth gate, queues
-// it inside MULTI, touches the keys a write command names (for WATCH), and calls its handler.
-// Errors are worded as Redis words them, in the order Redis checks them (unknown command,
-// arity, then NOAUTH). Runs on the connection's thread.
+// Runs one client command: finds it in the table, checks its arity, the auth gate and RESP2's
+// subscribed mode, queues it inside MULTI, touches the keys a write command names (for WATCH), and
+// calls its handler. Errors are worded as Redis words them, in the order Redis checks them (unknown
+// command, arity, NOAUTH, then subscribed mode). Runs on the connection's thread.
 #pragma once
 
 #include <string>

@@ -41,6 +41,13 @@ void NoteTouched(Session& caller, const Host& host) {
   caller.touched.insert(caller.touched.end(), host.touched().begin(), host.touched().end());
 }
 
+// Hands the messages a script published to its caller's session, which sends them once the
+// script's transaction has committed (commands/pubsub_commands.h).
+void StageMessages(Session& caller, std::vector<Session::StagedMessage>& messages) {
+  for (Session::StagedMessage& m : messages) caller.staged_messages.push_back(std::move(m));
+  messages.clear();
+}
+
 constexpr std::string_view kNoScriptError = "NOSCRIPT No matching script. Please use EVAL.";
 
 // Runs the commands of one script: through the command table, on the script's transaction,
@@ -70,7 +77,7 @@ class CommandHost final : public scripting::ScriptHost {
       // script's. The blocking commands Redis refuses (BLPOP, BZPOPMIN, …) are kNoScript; the
       // others (BLMPOP, BZMPOP) do not wait here, as inside MULTI.
       writer.Error("ERR This Redis command is not allowed from script");
-    } else if (read_only_ && spec->Has(kWrite)) {
+    } else if (read_only_ && (spec->Has(kWrite) || spec->Has(kMayReplicate))) {
       writer.Error("ERR Write commands are not allowed from read-only scripts.");
     } else {
       session_.protocol = protocol;
@@ -90,6 +97,8 @@ class CommandHost final : public scripting::ScriptHost {
 
   // The keys its write commands named (Session::touched), for the caller's session.
   const std::vector<std::size_t>& touched() const { return session_.touched; }
+  // The messages its PUBLISH calls staged; they go out only if the script's writes stand.
+  std::vector<Session::StagedMessage>& staged_messages() { return session_.staged_messages; }
   bool wrote() const { return wrote_; }
 
  private:
@@ -183,16 +192,19 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
     if (outcome == ScriptOutcome::kDone) {
       (void)ctx.txn->PopSavePoint();
       wrote = host.wrote();
+      StageMessages(ctx.session, host.staged_messages());
     } else {
       (void)ctx.txn->RollbackToSavePoint();
       if (outcome == ScriptOutcome::kAgain) writer.Error("ERR script met a lock conflict");
     }
   } else {
+    std::vector<Session::StagedMessage> messages;  // The last attempt's.
     const Status status = ctx.server.store().RunTransaction([&](Transaction& txn) -> Status {
       out.clear();
       CommandHost host(ctx.server, ctx.session, txn, &txn, read_only);
       outcome = vm.Run(request, host, writer);
       NoteTouched(ctx.session, host);
+      messages = std::move(host.staged_messages());
       if (outcome == ScriptOutcome::kAgain) return Status::Busy("a script met a lock conflict");
       // Any failure status rolls the transaction back; the script's error reply is in `out`.
       if (outcome == ScriptOutcome::kFailed) return Status::FailedPrecondition("script failed");
@@ -200,6 +212,7 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
       return Status::Ok();
     });
     if (!status.ok() && outcome != ScriptOutcome::kFailed) return ReplyStatus(ctx.reply, status);
+    if (status.ok()) StageMessages(ctx.session, messages);
   }
   if (wrote) ctx.session.wrote = true;
   ctx.reply.buffer()->append(out);
@@ -287,7 +300,7 @@ void RegisterScriptCommands(CommandTable& table) {
                   "Executes a read-only server-side Lua script.", "7.0.0"});
   table.Register({"evalsha_ro", -3, flags | kReadOnly, 0, 0, 0, EvalShaRo, "scripting",
                   "Executes a read-only server-side Lua script by SHA1 digest.", "7.0.0"});
-  table.Register({"script", -2, kNoScript, 0, 0, 0, Script, "scripting",
+  table.Register({"script", -2, kNoScript | kSubcommands, 0, 0, 0, Script, "scripting",
                   "A container for Lua scripts management commands.", "2.6.0"});
 }
 

@@ -74,6 +74,8 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("total_net_input_bytes", std::to_string(server.net_input_bytes.load()));
     line("total_net_output_bytes", std::to_string(server.net_output_bytes.load()));
     line("rejected_connections", std::to_string(server.connections_rejected.load()));
+    line("pubsub_channels", std::to_string(server.pubsub().ChannelCount()));
+    line("pubsub_patterns", std::to_string(server.pubsub().PatternCount()));
     // Cairn's own: pipelined write runs rolled back on a lock conflict and run again one by
     // one (commands/write_batch.h). Often nonzero means clients contend for the same keys.
     line("write_batch_retries", std::to_string(server.write_batch_retries.load()));
@@ -287,7 +289,7 @@ void RegisterServerCommands(CommandTable& table) {
   };
   add("info", -1, kLoading | kStale, Info, "Returns information and statistics about the server.",
       "1.0.0");
-  add("config", -2, kAdmin | kNoScript | kLoading | kStale, Config,
+  add("config", -2, kAdmin | kNoScript | kLoading | kStale | kSubcommands, Config,
       "A container for server configuration commands.", "2.0.0");
   add("dbsize", 1, kReadOnly | kFast, DbSize, "Returns the number of keys in the database.",
       "1.0.0");
@@ -300,8 +302,8 @@ void RegisterServerCommands(CommandTable& table) {
       "Blocks until the asynchronous replication of all preceding write commands sent by the "
       "connection is completed.",
       "3.0.0");
-  add("command", -1, kLoading | kStale, Command, "Returns detailed information about all commands.",
-      "2.8.13");
+  add("command", -1, kLoading | kStale | kSubcommands, Command,
+      "Returns detailed information about all commands.", "2.8.13");
 }
 
 }  // namespace cairn::server

@@ -1,6 +1,6 @@
 // What every connection of one cairn-server shares: the store, the command table, the live
 // configuration (CONFIG SET changes part of it), the connected clients (CLIENT LIST, KILL),
-// the watched keys and the counters INFO reports. Thread-safe.
+// the watched keys, the pub/sub subscriptions and the counters INFO reports. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -23,6 +23,7 @@
 #include "commands/session.h"
 #include "commands/watch_registry.h"
 #include "config/server_config.h"
+#include "pubsub/registry.h"
 #include "scripting/script_cache.h"
 
 namespace cairn::server {
@@ -101,6 +102,7 @@ class ServerState {
   ScanCursors& scan_cursors() { return scan_cursors_; }
   scripting::ScriptCache& scripts() { return scripts_; }
   RunningScripts& running_scripts() { return running_scripts_; }
+  pubsub::Registry& pubsub() { return pubsub_; }
 
   ServerConfig config() const {
     std::lock_guard<std::mutex> lock(config_mu_);
@@ -123,6 +125,12 @@ class ServerState {
     return lua_time_limit_ms_.load(std::memory_order_relaxed);
   }
   std::size_t lua_memory_limit() const { return lua_memory_limit_.load(std::memory_order_relaxed); }
+  // client-output-buffer-limit pubsub, read on every delivery of a message.
+  OutputBufferLimit pubsub_output_limit() const {
+    return {pubsub_hard_.load(std::memory_order_relaxed),
+            pubsub_soft_.load(std::memory_order_relaxed),
+            pubsub_soft_seconds_.load(std::memory_order_relaxed)};
+  }
   // Constant-time comparison with requirepass; false when none is set.
   bool CheckPassword(std::string_view password) const;
 
@@ -162,6 +170,10 @@ class ServerState {
     maxclients_.store(static_cast<std::size_t>(config_.maxclients));
     lua_time_limit_ms_.store(config_.lua_time_limit_ms);
     lua_memory_limit_.store(config_.lua_memory_limit);
+    const OutputBufferLimit& pubsub = config_.pubsub_output_limit();
+    pubsub_hard_.store(pubsub.hard_bytes);
+    pubsub_soft_.store(pubsub.soft_bytes);
+    pubsub_soft_seconds_.store(pubsub.soft_seconds);
   }
 
   Store& store_;
@@ -174,6 +186,9 @@ class ServerState {
   std::atomic<std::size_t> maxclients_{0};
   std::atomic<std::int64_t> lua_time_limit_ms_{0};
   std::atomic<std::size_t> lua_memory_limit_{0};
+  std::atomic<std::int64_t> pubsub_hard_{0};
+  std::atomic<std::int64_t> pubsub_soft_{0};
+  std::atomic<std::int64_t> pubsub_soft_seconds_{0};
   std::shared_ptr<const Clock> clock_;
   const std::int64_t started_ms_;
   bool sync_before_reply_ = false;
@@ -183,6 +198,7 @@ class ServerState {
   ScanCursors scan_cursors_;
   scripting::ScriptCache scripts_;
   RunningScripts running_scripts_;
+  pubsub::Registry pubsub_;
 
   mutable std::mutex clients_mu_;
   std::map<std::uint64_t, ClientEntry> clients_;  // By id: CLIENT LIST's order.

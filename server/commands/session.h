@@ -1,7 +1,8 @@
 // One client connection's state as the commands see it: identity (id, name, library),
-// protocol version, authentication, the MULTI queue and the watched keys. Owned by the
-// connection; used by one thread at a time (the connection's), except the fields marked
-// atomic, which CLIENT KILL and CLIENT LIST on other connections read or set.
+// protocol version, authentication, the MULTI queue, the watched keys and the pub/sub
+// subscriptions. Owned by the connection; used by one thread at a time (the connection's),
+// except the fields marked atomic, which CLIENT KILL and CLIENT LIST on other connections read
+// or set (and the subscription counts, pubsub/client_subscriptions.h).
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "commands/parked_call.h"
+#include "pubsub/client_subscriptions.h"
 
 namespace cairn::server {
 
@@ -59,6 +61,17 @@ class Session {
   bool multi_failed = false;  // A command failed to queue: EXEC answers EXECABORT.
   std::vector<std::vector<std::string>> queued;
   std::vector<WatchedKey> watched;
+
+  // Pub/sub: what the client subscribes to, and where its messages arrive.
+  pubsub::ClientSubscriptions pubsub;
+  // Messages published by PUBLISH inside EXEC or a script (channel, payload): they go out
+  // once the transaction has committed, never from an attempt that was rolled back and run
+  // again (commands/pubsub_commands.h).
+  struct StagedMessage {
+    std::string channel;
+    std::string payload;
+  };
+  std::vector<StagedMessage> staged_messages;
 
   // Read by CLIENT LIST/INFO from any connection, written by this one.
   std::string name() const {

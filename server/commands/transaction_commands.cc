@@ -12,6 +12,7 @@
 #include "commands/command_table.h"
 #include "commands/dispatch.h"
 #include "commands/errors.h"
+#include "commands/pubsub_commands.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 
@@ -79,8 +80,11 @@ void Exec(CommandContext& ctx) {
   }
   std::string replies;
   bool aborted = false;
+  // PUBLISH stages its messages; only the attempt that commits may send them.
+  const std::size_t staged = session.staged_messages.size();
   Status s = ctx.server.store().RunTransaction([&](Transaction& txn) -> Status {
     replies.clear();
+    DropStagedMessages(session, staged);
     Result<bool> unchanged = WatchedKeysUnchanged(ctx, txn);
     if (!unchanged.ok()) return unchanged.status();
     aborted = !*unchanged;
@@ -99,6 +103,7 @@ void Exec(CommandContext& ctx) {
   });
   const std::size_t count = session.queued.size();
   ClearTransactionState(ctx.server, session);
+  if (!s.ok() || aborted) DropStagedMessages(session, staged);
   if (!s.ok()) return ReplyStatus(ctx.reply, s);
   if (aborted) return ctx.reply.NullArray();
   ctx.reply.ArrayHeader(count);

@@ -104,6 +104,9 @@ enum class Kind {
   kMemory,      // A Redis memory value (ParseMemorySize) in [min, max] bytes.
   kYesNo,       // yes or no, case-insensitive.
   kDurability,  // always, everysec or none (also Redis's "no" for appendfsync).
+  // client-output-buffer-limit: groups of "<class> <hard> <soft> <soft-seconds>"; a value
+  // changes only the classes it names, as in Redis.
+  kBufferLimits,
 };
 
 // A parsed value; which member is meaningful depends on the parameter's Kind.
@@ -111,6 +114,7 @@ struct Value {
   std::string text;         // kText, kAddresses.
   std::int64_t number = 0;  // kInteger, kMemory, kYesNo (1 = yes).
   Durability durability = Durability::kEverySec;
+  std::array<std::optional<OutputBufferLimit>, kClientClasses> limits;  // kBufferLimits.
 };
 
 struct Param {
@@ -146,7 +150,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 14> kParams = {{
+constexpr std::array<Param, 15> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -210,6 +214,19 @@ constexpr std::array<Param, 14> kParams = {{
        c->lua_memory_limit = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.lua_memory_limit)); }},
+    {"client-output-buffer-limit", "", Kind::kBufferLimits, true, 0, 0,
+     "Per client class (normal, replica, pubsub): hard limit, soft limit, soft seconds; a "
+     "subscriber past them is disconnected",
+     [](const Value& v, ServerConfig* c) {
+       for (std::size_t i = 0; i < kClientClasses; ++i) {
+         if (v.limits[i]) c->output_buffer_limits[i] = *v.limits[i];
+       }
+     },
+     [](const ServerConfig& c) {
+       Value v;
+       for (std::size_t i = 0; i < kClientClasses; ++i) v.limits[i] = c.output_buffer_limits[i];
+       return v;
+     }},
 }};
 
 const Param* FindParam(std::string_view name) {
@@ -219,6 +236,56 @@ const Param* FindParam(std::string_view name) {
     }
   }
   return nullptr;
+}
+
+// The class names of client-output-buffer-limit; "slave" is how Redis shows replicas.
+constexpr std::array<std::string_view, kClientClasses> kClassNames = {"normal", "slave", "pubsub"};
+
+std::optional<std::size_t> ClientClassIndex(std::string_view name) {
+  if (EqualsNoCase(name, "replica")) return static_cast<std::size_t>(ClientClass::kReplica);
+  for (std::size_t i = 0; i < kClientClasses; ++i) {
+    if (EqualsNoCase(name, kClassNames[i])) return i;
+  }
+  return std::nullopt;  // Redis refuses "master" here too.
+}
+
+// client-output-buffer-limit's value, all groups or nothing, with Redis's CONFIG SET wording.
+Result<Value> ParseBufferLimits(std::string_view text) {
+  if (text.empty()) return Value();  // Redis's CONFIG SET takes "" as changing no class.
+  const std::vector<std::string> words = SplitBlanks(text);
+  if (words.empty() || words.size() % 4 != 0) {
+    return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
+  }
+  Value v;
+  for (std::size_t i = 0; i < words.size(); i += 4) {
+    const std::optional<std::size_t> cls = ClientClassIndex(words[i]);
+    if (!cls) {
+      return Status::InvalidArgument(
+          "Invalid client class specified in buffer limit configuration.");
+    }
+    Result<std::int64_t> hard = ParseMemorySize(words[i + 1]);
+    Result<std::int64_t> soft = ParseMemorySize(words[i + 2]);
+    const std::optional<std::int64_t> seconds = ParseInt64(words[i + 3]);
+    if (!hard.ok() || !soft.ok() || !seconds || *seconds < 0) {
+      return Status::InvalidArgument(
+          "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+    }
+    v.limits[*cls] = OutputBufferLimit{*hard, *soft, *seconds};
+  }
+  return v;
+}
+
+// "normal 0 0 0 slave 268435456 67108864 60 pubsub …"; with `human`, sizes with units.
+std::string FormatBufferLimits(const Value& v, bool human) {
+  std::string out;
+  for (std::size_t i = 0; i < kClientClasses; ++i) {
+    const OutputBufferLimit limit = v.limits[i].value_or(OutputBufferLimit{});
+    auto bytes = [&](std::int64_t n) { return human ? HumanBytes(n) : std::to_string(n); };
+    if (!out.empty()) out += ' ';
+    out += std::string(kClassNames[i]) + " " + bytes(limit.hard_bytes) + " " +
+           bytes(limit.soft_bytes) + " " + std::to_string(limit.soft_seconds);
+  }
+  return out;
 }
 
 // Parses text for p. On failure the status message is the reason in Redis's CONFIG SET
@@ -283,6 +350,8 @@ Result<Value> ParseValue(const Param& p, std::string_view text) {
       v.durability = *d;
       return v;
     }
+    case Kind::kBufferLimits:
+      return ParseBufferLimits(text);
   }
   return Status::Internal("unhandled parameter kind");
 }
@@ -303,6 +372,10 @@ std::string Expectation(const Param& p) {
       return "yes or no";
     case Kind::kDurability:
       return "always, everysec or none";
+    case Kind::kBufferLimits:
+      return "groups of <class> <hard> <soft> <soft-seconds>, the class normal, replica or "
+             "pubsub, the limits sizes with an optional unit, the seconds an integer of at "
+             "least 0 (e.g. pubsub 32mb 8mb 60)";
   }
   return "valid";
 }
@@ -322,6 +395,8 @@ std::string Format(const Param& p, const ServerConfig& config) {
       return v.number != 0 ? "yes" : "no";
     case Kind::kDurability:
       return std::string(DurabilityName(v.durability));
+    case Kind::kBufferLimits:
+      return FormatBufferLimits(v, /*human=*/false);
   }
   return {};
 }
@@ -331,7 +406,7 @@ std::string Format(const Param& p, const ServerConfig& config) {
 Status ApplyDirective(const Param& p, std::string_view shown, std::string_view bare_name,
                       const std::vector<std::string>& values, ServerConfig* config) {
   if (values.empty()) return Status::InvalidArgument("missing value for " + Quoted(shown));
-  if (values.size() > 1 && p.kind != Kind::kAddresses) {
+  if (values.size() > 1 && p.kind != Kind::kAddresses && p.kind != Kind::kBufferLimits) {
     return Status::InvalidArgument(Quoted(shown) + " takes one value, got " +
                                    std::to_string(values.size()));
   }
@@ -714,8 +789,9 @@ std::string HelpText() {
     std::string left = "  --" + std::string(p.name) + (p.runtime ? " *" : "");
     if (left.size() < 24) left.resize(24, ' ');
     // Sizes read better with a unit here; CONFIG GET shows bytes as Redis does.
-    std::string shown =
-        p.kind == Kind::kMemory ? HumanBytes(p.load(defaults).number) : Format(p, defaults);
+    std::string shown = p.kind == Kind::kMemory         ? HumanBytes(p.load(defaults).number)
+                        : p.kind == Kind::kBufferLimits ? FormatBufferLimits(p.load(defaults), true)
+                                                        : Format(p, defaults);
     out += left + " " + std::string(p.help) + " [" + (shown.empty() ? "\"\"" : shown) + "]\n";
   }
   return out;

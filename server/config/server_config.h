@@ -5,6 +5,7 @@
 // all use. Bad input names the parameter and the value. Thread-compatible.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,20 @@
 #include "cairn/result.h"
 
 namespace cairn::server {
+
+// One class of Redis's client-output-buffer-limit: a client whose unsent output reaches
+// `hard_bytes`, or stays at or above `soft_bytes` for more than `soft_seconds`, is
+// disconnected. 0 bytes: no such limit.
+struct OutputBufferLimit {
+  std::int64_t hard_bytes = 0;
+  std::int64_t soft_bytes = 0;
+  std::int64_t soft_seconds = 0;
+  bool operator==(const OutputBufferLimit&) const = default;
+};
+
+// The client classes client-output-buffer-limit names, in the order CONFIG GET lists them.
+enum class ClientClass { kNormal = 0, kReplica = 1, kPubSub = 2 };
+inline constexpr std::size_t kClientClasses = 3;
 
 struct ServerConfig {
   std::string bind = "127.0.0.1";  // One or more addresses, space-separated (Redis `bind`).
@@ -34,6 +49,19 @@ struct ServerConfig {
   // how much memory each Lua state may hold.
   std::int64_t lua_time_limit_ms = 5000;
   std::size_t lua_memory_limit = 64ull * 1024 * 1024;
+  // client-output-buffer-limit, per ClientClass, with Redis's defaults. Only pubsub is
+  // enforced (on the messages waiting for a subscriber, pubsub/mailbox.h): a normal client's
+  // replies are never buffered beyond one batch (the connection stops reading while it writes),
+  // and there are no replicas. The other two are kept so that a redis.conf loads and CONFIG
+  // GET shows what was set.
+  std::array<OutputBufferLimit, kClientClasses> output_buffer_limits = {{
+      {0, 0, 0},
+      {256ll * 1024 * 1024, 64ll * 1024 * 1024, 60},
+      {32ll * 1024 * 1024, 8ll * 1024 * 1024, 60},
+  }};
+  const OutputBufferLimit& pubsub_output_limit() const {
+    return output_buffer_limits[static_cast<std::size_t>(ClientClass::kPubSub)];
+  }
 };
 
 // The addresses of config.bind, in order (it holds them separated by single spaces).

@@ -5,6 +5,7 @@
 
 #include "commands/client_info.h"
 #include "commands/command_runner.h"
+#include "commands/pubsub_commands.h"
 #include "commands/script_busy.h"
 
 namespace cairn::server {
@@ -14,11 +15,13 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
-// Input a parked connection buffers (commands sent behind a blocking one) before it stops
-// reading until the blocking command has answered.
-constexpr std::size_t kParkedInputLimit = 1024 * 1024;
+// Input a connection buffers while it cannot run commands — parked (commands sent behind a
+// blocking one), or a subscriber reading while it writes messages — before it stops reading
+// until it can.
+constexpr std::size_t kBufferedInputLimit = 1024 * 1024;
 // Input buffer capacity kept between commands; a larger one (left by a large command) is freed.
 constexpr std::size_t kKeptInputBuffer = 1024 * 1024;
+constexpr std::size_t kKeptOutputBuffer = 1024 * 1024;  // The same for replies and messages.
 
 // Handlers run per tick of a long script (Session::serve_others): enough to take in every
 // client's next request, few enough that the script goes on soon.
@@ -72,11 +75,34 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
 }
 
 Connection::~Connection() {
+  if (!closed_) LeavePubSub(server_, session_, nullptr);
   if (registered_) server_.RemoveClient(session_.id());
 }
 
 void Connection::Start() {
   std::weak_ptr<Connection> weak = weak_from_this();
+  // The mailbox calls these on a publisher's thread: they only post to this connection's,
+  // where the connection (if it still exists) takes the messages, or closes.
+  auto executor = socket_.get_executor();
+  mailbox_ = std::make_shared<pubsub::Mailbox>(
+      session_.protocol,
+      [weak, executor] {
+        asio::post(executor, [weak] {
+          if (auto self = weak.lock()) self->Pump();  // Writes them unless it is writing.
+        });
+      },
+      [weak, executor] {
+        asio::post(executor, [weak] {
+          auto self = weak.lock();
+          if (!self || self->closed_) return;
+          std::fprintf(stderr,
+                       "cairn-server: closing client %llu: its unsent pub/sub messages passed "
+                       "client-output-buffer-limit pubsub\n",
+                       static_cast<unsigned long long>(self->session_.id()));
+          self->Close();
+        });
+      });
+  session_.pubsub.mailbox = mailbox_;
   server_.AddClient(&session_, [weak] {
     if (auto self = weak.lock()) self->RequestClose();
   });
@@ -100,6 +126,9 @@ void Connection::Close() {
   SetBlocked(false);
   SignalTouchedKeys();
   ClearTransactionState(server_, session_);
+  LeavePubSub(server_, session_, nullptr);
+  if (mailbox_) mailbox_->Close();
+  session_.staged_messages.clear();  // Of writes whose commit failed, or a killed client.
   boost::system::error_code ec;
   idle_timer_.cancel();
   socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -112,15 +141,24 @@ void Connection::Close() {
 
 void Connection::ArmIdleTimer() {
   const std::int64_t timeout_s = server_.idle_timeout_s();
-  if (timeout_s <= 0 || parked_) return;
+  // Redis does not time out subscribers either: waiting for messages is what they do.
+  if (timeout_s <= 0 || parked_ || session_.pubsub.count() > 0) return;
   idle_timer_.expires_after(std::chrono::seconds(timeout_s));
   idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    if (!ec) self->Close();  // Not re-armed by a read in time: idle too long.
+    // Not re-armed by a read in time: idle too long.
+    if (!ec && self->session_.pubsub.count() == 0) self->Close();
   });
 }
 
 void Connection::Pump() {
   if (closed_) return;
+  if (in_commands_) {
+    // A handler that ran inside this connection's own commands (a long script serves the
+    // thread's other handlers from its hook: a read completing, messages arriving) must not
+    // run commands in the middle of them. The outer Pump comes back for it.
+    repump_ = true;
+    return;
+  }
   if (session_.kill_requested.load()) return Close();
   if (!writing_ && !awaiting_commit_) {
     bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
@@ -147,8 +185,11 @@ void Connection::Pump() {
     if (std::exchange(batched_, false) || (ran && pass_.sync() && pass_.written())) {
       return AwaitPassCommit();  // Then Pump again sends them.
     }
-    // Whatever the commands wrote is committed by now: the clients blocked on it may go on.
+    // Whatever the commands wrote is committed by now: the clients blocked on it may go on,
+    // and the messages published inside it may go out.
     SignalTouchedKeys();
+    PublishStaged(server_, session_);
+    TakeMessages();
     if (!out_.empty()) {
       StartWrite();
     } else if (session_.close_after_reply) {
@@ -156,10 +197,15 @@ void Connection::Pump() {
     }
   }
   // Reads wait while replies are written (backpressure). A parked connection reads on, up to
-  // a limit, so that it sees the client go away.
-  const bool want_read = !writing_ && !awaiting_commit_ && !session_.close_after_reply &&
-                         !deferred_ && (!parked_ || end_ - begin_ < kParkedInputLimit);
+  // a limit, so that it sees the client go away; so does a subscriber while it is written to.
+  const bool input_room = end_ - begin_ < kBufferedInputLimit;
+  const bool subscribed = session_.pubsub.count() > 0;
+  const bool want_read = !awaiting_commit_ && !session_.close_after_reply && !deferred_ &&
+                         (!writing_ || (subscribed && input_room)) && (!parked_ || input_room);
   if (want_read && !reading_) StartRead();
+  if (std::exchange(repump_, false)) {
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Pump(); });
+  }
 }
 
 void Connection::SignalTouchedKeys() {
@@ -212,9 +258,21 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   Pump();
 }
 
+void Connection::TakeMessages() {
+  if (!mailbox_) return;
+  // A RESP2 client out of subscribed mode would read a message as the reply to its next
+  // command. Unsubscribing takes what is queued before it confirms, so this only drops what
+  // raced an UNSUBSCRIBE inside EXEC (as if published after the EXEC, when Redis would not
+  // have delivered it either).
+  if (session_.protocol == 2 && session_.pubsub.count() == 0) return mailbox_->Drop();
+  mailbox_->TakeInto(&out_);
+}
+
 void Connection::RunCommands() {
+  in_commands_ = true;
   const CommandRunner::Progress progress =
       runner_.Run(std::string_view(in_.data() + begin_, end_ - begin_), &out_);
+  in_commands_ = false;
   begin_ += progress.consumed;
   wanted_ = progress.wanted;
   parse_at_ = progress.at_least;
@@ -297,7 +355,13 @@ void Connection::StartWrite() {
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
         self->writing_ = false;
         self->server_.net_output_bytes.fetch_add(n, std::memory_order_relaxed);
-        self->out_.clear();
+        // A burst of messages (or a large reply) is done: give its buffer back.
+        if (self->out_.capacity() > kKeptOutputBuffer) {
+          std::string().swap(self->out_);
+        } else {
+          self->out_.clear();
+        }
+        if (self->mailbox_) self->mailbox_->Sent();
         if (ec || self->closed_) return self->Close();
         self->Pump();
       });

@@ -4,13 +4,21 @@
 // requested from any thread and is posted there.
 //
 // While it writes it does not read (a client that does not read its replies cannot make the
-// server buffer more than one batch of them). A blocking command that has to wait parks the
-// connection (commands/parked_call.h): the wait runs on a thread of its own, the connection
-// runs no further commands until the reply is in, and it keeps reading meanwhile (buffering
-// up to kParkedInputLimit bytes) so that it notices a client that goes away.
+// server buffer more than one batch of them) — unless it has subscriptions: a subscriber is
+// written to whenever messages arrive, and must still be heard (UNSUBSCRIBE, PING) while a
+// stream of them goes out, so it reads on, buffering up to kBufferedInputLimit bytes.
 //
-// Closes on a protocol error (after replying), on QUIT, on CLIENT KILL, at shutdown and after
-// `timeout` idle seconds (not while parked: the BLOCK time bounds that wait).
+// Pub/sub messages arrive in its mailbox (pubsub/mailbox.h) from publishers on any thread;
+// the mailbox wakes it on its own thread, and it writes them whenever it is not writing
+// already — also while the client sends nothing. The messages PUBLISH staged inside EXEC or a
+// script go out once the pass has committed the writes around them. A blocking command that has to
+// wait parks the connection (commands/parked_call.h): the wait runs on a thread of its own, the
+// connection runs no further commands until the reply is in, and it keeps reading meanwhile
+// (buffering up to kBufferedInputLimit bytes) so that it notices a client that goes away.
+//
+// Closes on a protocol error (after replying), on QUIT, on CLIENT KILL, at shutdown, when its
+// mailbox overflows (client-output-buffer-limit pubsub) and after `timeout` idle seconds (not
+// while parked: the BLOCK time bounds that wait; not with subscriptions, as in Redis).
 #pragma once
 
 #include <atomic>
@@ -52,6 +60,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
   void StartParkedCall();
+  // Appends the messages waiting in the mailbox to out_.
+  void TakeMessages();
   void SetBlocked(bool blocked);
   // Runs the connections whose commands waited for a script on this thread, once it is done.
   static void ResumeDeferred();  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
@@ -77,9 +87,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool awaiting_commit_ = false;  // The replies in out_ wait for the io thread's pass commit.
   bool parked_ = false;           // A blocking command is waiting; commands after it wait too.
   bool deferred_ = false;         // Its next command waits for the script running on this thread.
-  std::atomic<bool> park_stop_{false};       // Set to end the parked wait early.
-  std::function<void()> park_wake_;          // Makes the parked wait look at park_stop_.
-  std::optional<std::string> parked_reply_;  // The parked command's reply, once it is in.
+  bool in_commands_ = false;      // RunCommands is on the stack (a script may serve handlers).
+  bool repump_ = false;           // Pump was called meanwhile and must run again after.
+  std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
+  std::atomic<bool> park_stop_{false};        // Set to end the parked wait early.
+  std::function<void()> park_wake_;           // Makes the parked wait look at park_stop_.
+  std::optional<std::string> parked_reply_;   // The parked command's reply, once it is in.
   bool closed_ = false;
   bool registered_ = false;
 };

@@ -717,6 +717,87 @@ TEST(SetParameterTest, BadNamesAndValuesUseRedisWording) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// client-output-buffer-limit: Redis's groups of four, each changing only the class it names.
+
+TEST(OutputBufferLimitTest, EachGroupSetsOnlyItsClass) {
+  ServerConfig config;
+  const ServerConfig defaults;
+  ASSERT_TRUE(
+      SetParameter("client-output-buffer-limit", "pubsub 1mb 512kb 10", true, &config).ok());
+  EXPECT_EQ(config.pubsub_output_limit(), (OutputBufferLimit{1 << 20, 512 << 10, 10}));
+  EXPECT_EQ(config.output_buffer_limits[0], defaults.output_buffer_limits[0]);
+  EXPECT_EQ(config.output_buffer_limits[1], defaults.output_buffer_limits[1]);
+  // Several groups in one value; "replica" is "slave"; class names in any letter case.
+  ASSERT_TRUE(SetParameter("client-output-buffer-limit",
+                           "NORMAL 1k 2 3   replica 4kb 5 6\tPubSub 0 0 0", true, &config)
+                  .ok());
+  EXPECT_EQ(config.output_buffer_limits[0], (OutputBufferLimit{1000, 2, 3}));
+  EXPECT_EQ(config.output_buffer_limits[1], (OutputBufferLimit{4096, 5, 6}));
+  EXPECT_EQ(config.pubsub_output_limit(), (OutputBufferLimit{0, 0, 0}));
+  EXPECT_EQ(GetParameters("client-output-buffer-limit", config),
+            (Pairs{{"client-output-buffer-limit", "normal 1000 2 3 slave 4096 5 6 pubsub 0 0 0"}}));
+  // An empty value names no class and changes nothing, as in Redis.
+  const ServerConfig before = config;
+  ASSERT_TRUE(SetParameter("client-output-buffer-limit", "", true, &config).ok());
+  EXPECT_EQ(GetParameters("*", config), GetParameters("*", before));
+}
+
+TEST(OutputBufferLimitTest, ConfigLinesAndFlagsAccumulate) {
+  ServerConfig config;
+  Status s = ApplyConfigText(
+      "client-output-buffer-limit normal 0 0 0\n"
+      "client-output-buffer-limit replica 256mb 64mb 60\n"
+      "client-output-buffer-limit pubsub 2mb 1mb 30\n",
+      "redis.conf", &config);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(config.pubsub_output_limit(), (OutputBufferLimit{2 << 20, 1 << 20, 30}));
+  // On the command line the group may be one quoted argument or four.
+  Result<Launch> launch = ParseLaunch(
+      Argv({"--client-output-buffer-limit", "pubsub", "64kb", "32kb", "5", "--port", "1"}));
+  ASSERT_TRUE(launch.ok()) << launch.status().ToString();
+  EXPECT_EQ(launch->config.pubsub_output_limit(), (OutputBufferLimit{64 << 10, 32 << 10, 5}));
+  EXPECT_EQ(launch->config.port, 1);
+  launch = ParseLaunch(Argv({"--client-output-buffer-limit", "pubsub 3mb 0 0"}));
+  ASSERT_TRUE(launch.ok()) << launch.status().ToString();
+  EXPECT_EQ(launch->config.pubsub_output_limit(), (OutputBufferLimit{3 << 20, 0, 0}));
+}
+
+TEST(OutputBufferLimitTest, BadGroupsUseRedisWordingAndChangeNothing) {
+  const std::string failed =
+      "CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ";
+  const std::string count = "Wrong number of arguments in buffer limit configuration.";
+  const std::string cls = "Invalid client class specified in buffer limit configuration.";
+  const std::string value =
+      "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" ", count},
+      {"pubsub 1mb 512kb", count},
+      {"pubsub 1mb 512kb 10 normal", count},
+      {"bogus 1mb 512kb 10", cls},
+      {"master 1mb 512kb 10", cls},
+      // A bad later group leaves the earlier one unapplied too.
+      {"normal 1 1 1 pubsub x 512kb 10", value},
+      {"pubsub 1mb -1 10", value},
+      {"pubsub 1mb 512kb -1", value},
+      {"pubsub 1mb 512kb 1.5", value},
+  };
+  for (const auto& [text, message] : cases) {
+    ServerConfig config;
+    Status s = SetParameter("client-output-buffer-limit", text, true, &config);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_EQ(s.message(), failed + message) << text;
+    EXPECT_EQ(GetParameters("*", config), GetParameters("*", ServerConfig{})) << text;
+  }
+  Result<Launch> launch = ParseLaunch(Argv({"--client-output-buffer-limit", "pubsub", "1mb"}));
+  ASSERT_FALSE(launch.ok());
+  EXPECT_NE(launch.status().message().find("'client-output-buffer-limit'"), std::string::npos)
+      << launch.status().ToString();
+  EXPECT_NE(launch.status().message().find("groups of <class> <hard> <soft> <soft-seconds>"),
+            std::string::npos)
+      << launch.status().ToString();
+}
+
+// ---------------------------------------------------------------------------------------------
 // GetParameters (CONFIG GET)
 
 TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
@@ -735,6 +816,8 @@ TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
       {"row-cache", "33554432"},
       {"lua-time-limit", "5000"},
       {"lua-memory-limit", "67108864"},
+      {"client-output-buffer-limit",
+       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
   };
   EXPECT_EQ(GetParameters("*", ServerConfig{}), expected);
 }
@@ -764,7 +847,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 14u);
+  EXPECT_EQ(GetParameters("*", config).size(), 15u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -813,6 +896,8 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
     if (name == "proto-max-bulk-len") shown = "512mb";  // Sizes are shown with a unit.
     if (name == "row-cache") shown = "32mb";
     if (name == "lua-memory-limit") shown = "64mb";
+    if (name == "client-output-buffer-limit")
+      shown = "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60";
     EXPECT_NE(help.find("--" + name), std::string::npos) << name;
     EXPECT_NE(help.find("[" + shown + "]\n"), std::string::npos) << name;
   }
