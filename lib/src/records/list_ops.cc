@@ -280,6 +280,9 @@ Result<std::uint64_t> Push(Keyspace& ks, std::int64_t now_ms, std::string_view k
   return meta.size;
 }
 
+// Pops of at most this many items read them one by one rather than with an iterator.
+constexpr std::uint64_t kPointReadPops = 4;
+
 Result<std::optional<std::vector<std::string>>> Pop(Keyspace& ks, std::int64_t now_ms,
                                                     std::string_view key, ListEnd end,
                                                     std::uint64_t count) {
@@ -294,10 +297,22 @@ Result<std::optional<std::vector<std::string>>> Pop(Keyspace& ks, std::int64_t n
   const bool from_head = end == ListEnd::kHead;
   const std::int64_t first = from_head ? meta.head : At(meta, meta.size - n);
   const std::int64_t last = first + static_cast<std::int64_t>(n) - 1;
-  CAIRN_RETURN_IF_ERROR(items.Walk(first, last, !from_head, [&](std::int64_t, std::string_view v) {
-    popped.emplace_back(v);
-    return true;
-  }));
+  if (n <= kPointReadPops) {
+    // A few items are point reads, which the row cache answers for recent pushes; an
+    // iterator costs more to set up than a handful of lookups.
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::int64_t at =
+          from_head ? first + static_cast<std::int64_t>(i) : last - static_cast<std::int64_t>(i);
+      CAIRN_ASSIGN_OR_RETURN(std::string value, items.Read(at));
+      popped.push_back(std::move(value));
+    }
+  } else {
+    CAIRN_RETURN_IF_ERROR(
+        items.Walk(first, last, !from_head, [&](std::int64_t, std::string_view v) {
+          popped.emplace_back(v);
+          return true;
+        }));
+  }
   meta.size -= n;
   if (from_head) meta.head += static_cast<std::int64_t>(n);
   // A list popped empty is deleted whole, its rows left to the compaction filter as DEL's are.
