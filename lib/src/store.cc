@@ -180,6 +180,16 @@ Result<std::optional<std::string>> Store::HashGet(std::string_view key, std::str
   });
 }
 
+Result<std::vector<std::optional<std::string>>> Store::HashGetMany(
+    std::string_view key, std::span<const std::string_view> fields) {
+  auto get = [&](Keyspace& ks, std::int64_t now) {
+    return maps::GetMany(kHashKind, ks, now, key, fields);
+  };
+  // Several fields are read at one snapshot, so that a write of some of them meanwhile is
+  // seen whole or not at all.
+  return fields.size() > 1 ? RunKeyspaceSnapshot(*core_, get) : RunKeyspaceDirect(*core_, get);
+}
+
 Result<std::size_t> Store::HashSet(std::string_view key, std::span<const HashField> fields) {
   return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
     return maps::Put(kHashKind, ks, now, key, fields);

@@ -96,6 +96,13 @@ Result<std::optional<std::string>> Transaction::HashGet(std::string_view key,
       [&](Keyspace& ks, std::int64_t now) { return maps::Get(kHashKind, ks, now, key, field); });
 }
 
+Result<std::vector<std::optional<std::string>>> Transaction::HashGetMany(
+    std::string_view key, std::span<const std::string_view> fields) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return maps::GetMany(kHashKind, ks, now, key, fields);
+  });
+}
+
 Result<std::size_t> Transaction::HashSet(std::string_view key, std::span<const HashField> fields) {
   return core_->ApplyKeyspace(
       [&](Keyspace& ks, std::int64_t now) { return maps::Put(kHashKind, ks, now, key, fields); });

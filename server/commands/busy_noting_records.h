@@ -55,6 +55,10 @@ class BusyNotingRecords final : public Records {
                                              std::string_view field) override {
     return Note(txn_.HashGet(key, field));
   }
+  Result<std::vector<std::optional<std::string>>> HashGetMany(
+      std::string_view key, std::span<const std::string_view> fields) override {
+    return Note(txn_.HashGetMany(key, fields));
+  }
   Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) override {
     return Note(txn_.HashSet(key, fields));
   }

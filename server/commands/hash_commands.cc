@@ -74,19 +74,11 @@ void HGet(CommandContext& ctx) {
 }
 
 void HMGet(CommandContext& ctx) {
-  std::vector<std::optional<std::string>> values;
-  Status s = Atomically(ctx, [&](Records& data) -> Status {
-    values.clear();
-    for (std::size_t i = 2; i < ctx.args.size(); ++i) {
-      Result<std::optional<std::string>> value = data.HashGet(ctx.args[1], ctx.args[i]);
-      if (!value.ok()) return value.status();
-      values.push_back(std::move(*value));
-    }
-    return Status::Ok();
-  });
-  if (!s.ok()) return ReplyStatus(ctx.reply, s);
-  ctx.reply.ArrayHeader(values.size());
-  for (const auto& value : values) value ? ctx.reply.Bulk(*value) : ctx.reply.Null();
+  Result<std::vector<std::optional<std::string>>> values =
+      ctx.data.HashGetMany(ctx.args[1], std::span(ctx.args).subspan(2));
+  if (!values.ok()) return ReplyStatus(ctx.reply, values.status());
+  ctx.reply.ArrayHeader(values->size());
+  for (const auto& value : *values) value ? ctx.reply.Bulk(*value) : ctx.reply.Null();
 }
 
 void HDel(CommandContext& ctx) {

@@ -104,6 +104,31 @@ TEST_F(HashTest, SetCountsNewFieldsAndKeepsTheLastValueOfARepeatedOne) {
   EXPECT_EQ(MemberRows(), 5u);
 }
 
+TEST_F(HashTest, GetManyAnswersEachFieldInOrder) {
+  Set("h", {{"a", "1"}, {"b", "2"}});
+  using Values = std::vector<std::optional<std::string>>;
+  const std::vector<std::string_view> fields{"b", "nope", "a", "b"};
+  EXPECT_EQ(*store_->HashGetMany("h", fields), (Values{"2", std::nullopt, "1", "2"}));
+  EXPECT_EQ(*store_->HashGetMany("missing", fields), Values(4));
+  const std::vector<std::string_view> one{"a"};
+  EXPECT_EQ(*store_->HashGetMany("h", one), (Values{"1"}));
+  // In a transaction: its own writes and deletes, then the committed fields.
+  auto txn = store_->BeginTransaction();
+  ASSERT_TRUE(txn.ok());
+  EXPECT_EQ(Set(**txn, "h", {{"c", "3"}}), 1u);
+  const std::vector<std::string_view> a{"a"};
+  EXPECT_EQ(*(*txn)->HashDelete("h", a), 1u);
+  const std::vector<std::string_view> abc{"a", "b", "c"};
+  EXPECT_EQ(*(*txn)->HashGetMany("h", abc), (Values{std::nullopt, "2", "3"}));
+  EXPECT_EQ(*store_->HashGetMany("h", abc), (Values{"1", "2", std::nullopt}));
+  // Wrong kinds and oversized fields are refused, as for HashGet.
+  ASSERT_TRUE(store_->Set("s", "v").ok());
+  EXPECT_EQ(store_->HashGetMany("s", abc).status().code(), StatusCode::kWrongType);
+  const std::string huge(kMaxKeyBytes + 1, 'f');
+  const std::vector<std::string_view> bad{"a", huge};
+  EXPECT_EQ(store_->HashGetMany("h", bad).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(HashTest, BinaryAndEmptyFieldsAndValues) {
   const std::string field("\0f\xff", 3), value("\0\0v", 3);
   EXPECT_EQ(Set("h", {{field, value}, {"", ""}}), 2u);

@@ -384,6 +384,9 @@ class Records {
   // The value of a field, or nullopt when the field or the hash is absent.
   virtual Result<std::optional<std::string>> HashGet(std::string_view key,
                                                      std::string_view field) = 0;
+  // The values of several fields, in their order: HashGet of each, at one look at the hash.
+  virtual Result<std::vector<std::optional<std::string>>> HashGetMany(
+      std::string_view key, std::span<const std::string_view> fields) = 0;
   // Writes the fields in order (a field named twice ends with its last value) and returns how
   // many of them were new.
   virtual Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) = 0;

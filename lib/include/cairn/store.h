@@ -62,6 +62,8 @@ class Store final : public Records {
   Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
                                bool only_if_absent) override;
   Result<std::optional<std::string>> HashGet(std::string_view key, std::string_view field) override;
+  Result<std::vector<std::optional<std::string>>> HashGetMany(
+      std::string_view key, std::span<const std::string_view> fields) override;
   Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) override;
   Result<std::size_t> HashDelete(std::string_view key,
                                  std::span<const std::string_view> fields) override;

@@ -115,12 +115,26 @@ const MapKind* KindOf(ValueType type) {
 
 Result<std::optional<std::string>> Get(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
                                        std::string_view key, std::string_view field) {
-  CAIRN_RETURN_IF_ERROR(ValidateMember(kind, field));
+  CAIRN_ASSIGN_OR_RETURN(
+      std::vector<std::optional<std::string>> values,
+      GetMany(kind, ks, now_ms, key, std::span<const std::string_view>(&field, 1)));
+  return std::move(values.front());
+}
+
+Result<std::vector<std::optional<std::string>>> GetMany(const MapKind& kind, Keyspace& ks,
+                                                        std::int64_t now_ms, std::string_view key,
+                                                        std::span<const std::string_view> fields) {
+  for (std::string_view field : fields) CAIRN_RETURN_IF_ERROR(ValidateMember(kind, field));
   CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
-  if (!state.meta) return std::optional<std::string>();
-  std::string row = EncodeMemberPrefix(kind.tag, key, state.meta->version);
-  row.append(field);
-  return ReadMember(ks.members, key, row);
+  std::vector<std::optional<std::string>> values(fields.size());
+  if (!state.meta) return values;
+  const std::string prefix = EncodeMemberPrefix(kind.tag, key, state.meta->version);
+  std::string row;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    row.assign(prefix).append(fields[i]);
+    CAIRN_ASSIGN_OR_RETURN(values[i], ReadMember(ks.members, key, row));
+  }
+  return values;
 }
 
 Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,

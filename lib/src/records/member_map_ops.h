@@ -63,6 +63,10 @@ const MapKind* KindOf(ValueType type);
 // The value stored with a member (a set's members store ""), or nullopt.
 Result<std::optional<std::string>> Get(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
                                        std::string_view key, std::string_view member);
+// The values stored with several members, in their order.
+Result<std::vector<std::optional<std::string>>> GetMany(const MapKind& kind, Keyspace& ks,
+                                                        std::int64_t now_ms, std::string_view key,
+                                                        std::span<const std::string_view> members);
 // Writes the members in order and returns how many were new.
 Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
                         std::string_view key, std::span<const HashField> members);
