@@ -50,7 +50,8 @@ auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
   TransactionRows records(txn.get(), core.db(), core.cf(ColumnFamily::kRecords),
                           core.read_options(), core.row_cache(ColumnFamily::kRecords));
   TransactionRows members(txn.get(), core.db(), core.cf(ColumnFamily::kMembers),
-                          core.read_options(), core.row_cache(ColumnFamily::kMembers));
+                          core.read_options(), core.row_cache(ColumnFamily::kMembers),
+                          RowLocking::kGuardedByMetadata);
   Keyspace ks{records, members, core.version_counter()};
   auto result = fn(ks, core.clock().NowMs());
   if (!result.ok()) {
@@ -69,7 +70,8 @@ class TransactionCore {
         keyspace_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kRecords),
                        store->read_options(), store->row_cache(ColumnFamily::kRecords)),
         member_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kMembers),
-                     store->read_options(), store->row_cache(ColumnFamily::kMembers)),
+                     store->read_options(), store->row_cache(ColumnFamily::kMembers),
+                     RowLocking::kGuardedByMetadata),
         keyspace_{keyspace_rows_, member_rows_, store->version_counter()} {}
 
   // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.

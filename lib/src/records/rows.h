@@ -108,13 +108,29 @@ struct StringHash {
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// Whether a transaction's writes lock each row they write.
+enum class RowLocking {
+  kEachRow,
+  // The rows are the members of keyspace values (hash fields, sorted-set and score-index
+  // rows, list items, stream entries): every operation on a value first locks its metadata
+  // row exclusively (ReadCompositeRow), and no writer reaches a member row another way, so
+  // that lock guards them all and a lock per member row would only cost lock-table work.
+  kGuardedByMetadata,
+};
+
 class TransactionRows final : public Rows {
  public:
   // `cache`: the column family's row cache, or nullptr if it has none; `db`: the database the
   // transaction belongs to (committed rows are read from it, or the cache, once locked).
   TransactionRows(rocksdb::Transaction* txn, rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
-                  const rocksdb::ReadOptions& read_options, RowCache* cache)
-      : txn_(txn), db_(db), cf_(cf), read_options_(read_options), cache_(cache) {}
+                  const rocksdb::ReadOptions& read_options, RowCache* cache,
+                  RowLocking locking = RowLocking::kEachRow)
+      : txn_(txn),
+        db_(db),
+        cf_(cf),
+        read_options_(read_options),
+        cache_(cache),
+        lock_writes_(locking == RowLocking::kEachRow) {}
   ~TransactionRows() override { FinishWrites(); }
   TransactionRows(const TransactionRows&) = delete;
   TransactionRows& operator=(const TransactionRows&) = delete;
@@ -142,7 +158,8 @@ class TransactionRows final : public Rows {
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
     NoteWrite(key);
-    rocksdb::Status s = txn_->Put(cf_, key, value);
+    rocksdb::Status s =
+        lock_writes_ ? txn_->Put(cf_, key, value) : txn_->PutUntracked(cf_, key, value);
     last_put_ = s.ok();
     if (last_put_) last_value_.assign(value.data(), value.size());
     return s;
@@ -150,7 +167,7 @@ class TransactionRows final : public Rows {
   rocksdb::Status Remove(const rocksdb::Slice& key) override {
     NoteWrite(key);
     last_put_ = false;
-    return txn_->Delete(cf_, key);
+    return lock_writes_ ? txn_->Delete(cf_, key) : txn_->DeleteUntracked(cf_, key);
   }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
@@ -229,6 +246,7 @@ class TransactionRows final : public Rows {
   rocksdb::ColumnFamilyHandle* cf_;
   const rocksdb::ReadOptions& read_options_;
   RowCache* cache_;
+  const bool lock_writes_;
   std::vector<std::size_t> open_writes_;  // Shards of the writes the cache was told of.
   // The keys it wrote (with a cache): a locked read of any other key skips the search of the
   // transaction's own batch. Never shrinks, so an undone write only costs that search.

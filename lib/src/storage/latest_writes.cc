@@ -81,7 +81,8 @@ rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transact
   if (!keys || (*keys >= writes && !publish)) return txn.Commit();
   rocksdb::WriteBatch latest = Latest(indexed, families);
   // The base database skips TransactionDB's per-key locking: this transaction already holds
-  // the lock of every key in the batch, so no other writer can come between.
+  // the lock of every key in the batch, or of the metadata row that guards it (RowLocking),
+  // so no other writer can come between.
   rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), &latest);
   if (!s.ok()) return s;
   if (publish) {
