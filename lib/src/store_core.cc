@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "storage/key_codec.h"
 #include "storage/rocks_status.h"
 #include "storage/schema.h"
 #include "util/status_macros.h"
@@ -92,6 +93,15 @@ Result<bool> CheckExistingColumnFamilies(const rocksdb::DBOptions& db_options,
                                  "(it has no column family '" + missing + "')");
 }
 
+// The rows read by key, which the row cache keeps: all but a sorted set's score index and a
+// stream's entries, which are walked in order (a stream entry is read by key only by XDEL).
+// Caching those would cost every write of them a cache update and push out rows that are read.
+bool PointReadRow(std::string_view key) {
+  if (key.empty()) return true;
+  return key.front() != static_cast<char>(RowTag::kZSetScore) &&
+         key.front() != static_cast<char>(RowTag::kStreamEntry);
+}
+
 }  // namespace
 
 StoreCore::StoreCore(const Options& options) : options_(options) {
@@ -99,8 +109,9 @@ StoreCore::StoreCore(const Options& options) : options_(options) {
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
   member_filter_ = std::make_shared<MemberFilterFactory>(options_.clock);
   block_cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
-  if (options_.row_cache_bytes > 0)
-    row_cache_ = std::make_unique<RowCache>(options_.row_cache_bytes);
+  if (options_.row_cache_bytes > 0) {
+    row_cache_ = std::make_unique<RowCache>(options_.row_cache_bytes, &PointReadRow);
+  }
   write_options_.sync = options_.durability == Durability::kAlways;
   txn_options_.deadlock_detect = true;
   txn_options_.lock_timeout = options_.lock_timeout_ms;

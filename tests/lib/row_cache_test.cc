@@ -1,7 +1,7 @@
 // The keyspace row cache: on its own (hits, known-absent rows, writes that drop a row and
-// hold off fills, stale fills refused, the byte budget), and under a Store, where every way of
-// writing a key must be seen by the next Get, and a reader racing a writer must never see a
-// value go backwards.
+// hold off fills, stale fills refused, keys it is told not to keep, the byte budget), and under a
+// Store, where every way of writing a key must be seen by the next Get, and a reader racing a
+// writer must never see a value go backwards.
 #include "storage/row_cache.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +65,20 @@ TEST(RowCacheTest, AFillFromBeforeAWriteIsRefused) {
   cache.EndWrite(cache.BeginWrite("a"));
   cache.Fill(miss, "a", "old");
   EXPECT_FALSE(Cached(cache, "a"));
+}
+
+TEST(RowCacheTest, KeysTheFilterRefusesAreNeverKeptAndNeedNoBracket) {
+  RowCache cache(1 << 20, [](std::string_view key) { return !key.starts_with("skip"); });
+  ReadThrough(cache, "skip-a", "row");
+  EXPECT_FALSE(Cached(cache, "skip-a"));
+  cache.Publish("skip-a", "row");
+  EXPECT_FALSE(Cached(cache, "skip-a"));
+  // A write of such a key leaves the rest of its shard fillable.
+  const std::size_t skipped = cache.BeginWrite("skip-a");
+  ReadThrough(cache, "kept", "row-k");
+  EXPECT_EQ(Cached(cache, "kept"), std::optional<std::optional<std::string>>("row-k"));
+  cache.EndWrite(skipped);
+  EXPECT_EQ(Cached(cache, "kept"), std::optional<std::optional<std::string>>("row-k"));
 }
 
 TEST(RowCacheTest, StaysWithinItsBudgetDroppingTheLeastRecentlyUsed) {

@@ -4,13 +4,18 @@
 
 namespace cairn::internal {
 
-RowCache::RowCache(std::size_t capacity_bytes) : shard_capacity_(capacity_bytes / kShards) {}
+RowCache::RowCache(std::size_t capacity_bytes, KeyFilter caches)
+    : shard_capacity_(capacity_bytes / kShards), caches_(caches) {}
 
 std::size_t RowCache::ShardOf(std::string_view key) {
   return XXH3_64bits(key.data(), key.size()) % kShards;
 }
 
 std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key, Miss* miss) {
+  if (!Caches(key)) {
+    *miss = Miss{};  // Not fillable.
+    return std::nullopt;
+  }
   Shard& shard = shards_[ShardOf(key)];
   std::lock_guard<std::mutex> lock(shard.mu);
   auto found = shard.index.find(key);
@@ -37,6 +42,7 @@ void RowCache::Publish(std::string_view key, const std::optional<std::string>& r
   // No generation step: while the caller's write is open no fill lands in the shard, and the
   // EndWrite that closes it moves the generation on. A row too large to keep is simply not
   // kept: the caller's BeginWrite already dropped the key.
+  if (!Caches(key)) return;
   Entry entry{std::string(key), row};
   if (!Keepable(entry)) return;
   Shard& shard = shards_[ShardOf(key)];
@@ -45,6 +51,7 @@ void RowCache::Publish(std::string_view key, const std::optional<std::string>& r
 }
 
 std::size_t RowCache::BeginWrite(std::string_view key) {
+  if (!Caches(key)) return kNoShard;
   const std::size_t index = ShardOf(key);
   Shard& shard = shards_[index];
   std::lock_guard<std::mutex> lock(shard.mu);
@@ -56,6 +63,7 @@ std::size_t RowCache::BeginWrite(std::string_view key) {
 }
 
 void RowCache::EndWrite(std::size_t index) {
+  if (index == kNoShard) return;
   Shard& shard = shards_[index];
   std::lock_guard<std::mutex> lock(shard.mu);
   --shard.open_writes;

@@ -32,7 +32,11 @@ namespace cairn::internal {
 
 class RowCache {
  public:
-  explicit RowCache(std::size_t capacity_bytes);
+  // Which keys are worth caching: rows that are only ever iterated, never read by key (a
+  // sorted set's score index), would only cost each write a cache update. nullptr: all.
+  using KeyFilter = bool (*)(std::string_view key);
+
+  explicit RowCache(std::size_t capacity_bytes, KeyFilter caches = nullptr);
   RowCache(const RowCache&) = delete;
   RowCache& operator=(const RowCache&) = delete;
 
@@ -57,7 +61,8 @@ class RowCache {
   // the write-through that keeps a key a transaction wrote cached for its next reader.
   void Publish(std::string_view key, const std::optional<std::string>& row);
 
-  // Brackets a write of `key`; EndWrite takes what BeginWrite returned.
+  // Brackets a write of `key`; EndWrite takes what BeginWrite returned. A key the cache does
+  // not keep (KeyFilter) needs no bracket: neither call then does anything.
   std::size_t BeginWrite(std::string_view key);
   void EndWrite(std::size_t shard);
 
@@ -66,6 +71,7 @@ class RowCache {
 
  private:
   static constexpr std::size_t kShards = 16;
+  static constexpr std::size_t kNoShard = kShards;  // BeginWrite of a key never cached.
   // Bookkeeping per entry beyond its key and row bytes (list node, index slot, strings).
   static constexpr std::size_t kEntryOverhead = 128;
 
@@ -89,7 +95,10 @@ class RowCache {
   void InsertLocked(Shard& shard, Entry entry);
   void EraseLocked(Shard& shard, std::list<Entry>::iterator entry);
 
+  bool Caches(std::string_view key) const { return caches_ == nullptr || caches_(key); }
+
   const std::size_t shard_capacity_;
+  const KeyFilter caches_;
   std::array<Shard, kShards> shards_;
 };
 
