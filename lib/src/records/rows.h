@@ -182,7 +182,7 @@ class TransactionRows final : public Rows {
   // Call once the transaction has committed or rolled back: the cache may again remember the
   // keys it wrote. Idempotent; the destructor calls it too.
   void FinishWrites() {
-    for (std::size_t shard : open_writes_) cache_->EndWrite(shard);
+    for (std::size_t write : open_writes_) cache_->EndWrite(write);
     open_writes_.clear();
     written_.clear();
     wrote_ = false;
@@ -230,7 +230,7 @@ class TransactionRows final : public Rows {
   }
 
   void NoteWrite(const rocksdb::Slice& key) {
-    // A key written again is already in the cache's bracket: its shard takes no fills until
+    // A key written again is already in the cache's bracket: its slot takes no fills until
     // FinishWrites, so there is nothing to drop again.
     if (wrote_ && key.ToStringView() == last_key_) return;
     if (cache_ != nullptr) {
@@ -247,7 +247,7 @@ class TransactionRows final : public Rows {
   const rocksdb::ReadOptions& read_options_;
   RowCache* cache_;
   const bool lock_writes_;
-  std::vector<std::size_t> open_writes_;  // Shards of the writes the cache was told of.
+  std::vector<std::size_t> open_writes_;  // What BeginWrite returned for its writes.
   // The keys it wrote (with a cache): a locked read of any other key skips the search of the
   // transaction's own batch. Never shrinks, so an undone write only costs that search.
   std::unordered_set<std::string, StringHash, std::equal_to<>> written_;
@@ -298,9 +298,9 @@ class DbRows final : public Rows {
   template <typename Write>
   rocksdb::Status Written(const rocksdb::Slice& key, Write&& write) {
     if (cache_ == nullptr) return write();
-    const std::size_t shard = cache_->BeginWrite(key.ToStringView());
+    const std::size_t opened = cache_->BeginWrite(key.ToStringView());
     rocksdb::Status s = write();
-    cache_->EndWrite(shard);
+    cache_->EndWrite(opened);
     return s;
   }
 

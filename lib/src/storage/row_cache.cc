@@ -7,8 +7,9 @@ namespace cairn::internal {
 RowCache::RowCache(std::size_t capacity_bytes, KeyFilter caches)
     : shard_capacity_(capacity_bytes / kShards), caches_(caches) {}
 
-std::size_t RowCache::ShardOf(std::string_view key) {
-  return XXH3_64bits(key.data(), key.size()) % kShards;
+RowCache::Place RowCache::PlaceOf(std::string_view key) {
+  const std::uint64_t hash = XXH3_64bits(key.data(), key.size());
+  return {hash % kShards, (hash / kShards) % kSlotsPerShard};
 }
 
 std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key, Miss* miss) {
@@ -16,15 +17,16 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
     *miss = Miss{};  // Not fillable.
     return std::nullopt;
   }
-  Shard& shard = shards_[ShardOf(key)];
+  const Place place = PlaceOf(key);
+  Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
   auto found = shard.index.find(key);
   if (found != shard.index.end()) {
     shard.lru.splice(shard.lru.begin(), shard.lru, found->second);
     return found->second->row;
   }
-  *miss = Miss{static_cast<std::size_t>(&shard - shards_.data()), shard.generation,
-               shard.open_writes == 0};
+  *miss = Miss{place.shard, place.slot, shard.generation[place.slot],
+               shard.open_writes[place.slot] == 0};
   return std::nullopt;
 }
 
@@ -34,40 +36,43 @@ void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<
   if (!Keepable(entry)) return;
   Shard& shard = shards_[miss.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  if (shard.generation != miss.generation || shard.open_writes != 0) return;
+  if (shard.generation[miss.slot] != miss.generation || shard.open_writes[miss.slot] != 0) {
+    return;
+  }
   InsertLocked(shard, std::move(entry));  // Replacing another reader's fill, if any.
 }
 
 void RowCache::Publish(std::string_view key, const std::optional<std::string>& row) {
-  // No generation step: while the caller's write is open no fill lands in the shard, and the
+  // No generation step: while the caller's write is open no fill lands in the slot, and the
   // EndWrite that closes it moves the generation on. A row too large to keep is simply not
   // kept: the caller's BeginWrite already dropped the key.
   if (!Caches(key)) return;
   Entry entry{std::string(key), row};
   if (!Keepable(entry)) return;
-  Shard& shard = shards_[ShardOf(key)];
+  Shard& shard = shards_[PlaceOf(key).shard];
   std::lock_guard<std::mutex> lock(shard.mu);
   InsertLocked(shard, std::move(entry));
 }
 
 std::size_t RowCache::BeginWrite(std::string_view key) {
-  if (!Caches(key)) return kNoShard;
-  const std::size_t index = ShardOf(key);
-  Shard& shard = shards_[index];
+  if (!Caches(key)) return kNoWrite;
+  const Place place = PlaceOf(key);
+  Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  ++shard.open_writes;
-  ++shard.generation;
+  ++shard.open_writes[place.slot];
+  ++shard.generation[place.slot];
   auto found = shard.index.find(key);
   if (found != shard.index.end()) EraseLocked(shard, found->second);
-  return index;
+  return place.shard * kSlotsPerShard + place.slot;
 }
 
-void RowCache::EndWrite(std::size_t index) {
-  if (index == kNoShard) return;
-  Shard& shard = shards_[index];
+void RowCache::EndWrite(std::size_t write) {
+  if (write == kNoWrite) return;
+  const std::size_t slot = write % kSlotsPerShard;
+  Shard& shard = shards_[write / kSlotsPerShard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  --shard.open_writes;
-  ++shard.generation;
+  --shard.open_writes[slot];
+  ++shard.generation[slot];
 }
 
 bool RowCache::Keepable(const Entry& entry) const {

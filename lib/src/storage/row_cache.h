@@ -8,10 +8,13 @@
 //
 // Consistency: every write to the column family goes through Rows, which brackets it with
 // BeginWrite and EndWrite (for a transaction, from its first write of the key until it has
-// committed or rolled back). BeginWrite drops the key, and while a write is open in a shard
-// nothing is added to that shard; both calls advance the shard's generation, so a row read
-// from the database before or during a write is never remembered after it. A cached row is
-// thus always the committed one; readers that miss see whatever the database has.
+// committed or rolled back). BeginWrite drops the key, and while a write is open in a key's
+// slot nothing is added for any key of that slot; both calls advance the slot's generation,
+// so a row read from the database before or during a write is never remembered after it. A
+// cached row is thus always the committed one; readers that miss see whatever the database
+// has. Slots (a shard's keys split by hash) are finer than shards so that the writes always
+// open in a busy server (a script keeps a dozen keys' writes open until it commits) hold off
+// the fills of few other keys: keys that share a slot only lose fills, never correctness.
 //
 // The cache holds rows as stored (value header included), so expiry is decided by the reader
 // exactly as for a row read from RocksDB. Rows are kept in least-recently-used order within
@@ -44,6 +47,7 @@ class RowCache {
   // remembered with Fill only if no write to the shard began since.
   struct Miss {
     std::size_t shard = 0;
+    std::size_t slot = 0;
     std::uint64_t generation = 0;
     bool fillable = false;
   };
@@ -64,14 +68,17 @@ class RowCache {
   // Brackets a write of `key`; EndWrite takes what BeginWrite returned. A key the cache does
   // not keep (KeyFilter) needs no bracket: neither call then does anything.
   std::size_t BeginWrite(std::string_view key);
-  void EndWrite(std::size_t shard);
+  void EndWrite(std::size_t write);
 
   // Rows larger than this are not kept: reading them costs little beside their transfer.
   static constexpr std::size_t kMaxRowBytes = 64 * 1024;
 
  private:
   static constexpr std::size_t kShards = 16;
-  static constexpr std::size_t kNoShard = kShards;  // BeginWrite of a key never cached.
+  static constexpr std::size_t kSlotsPerShard = 64;
+  // What BeginWrite returns: shard * kSlotsPerShard + slot, or kNoWrite for a key never
+  // cached.
+  static constexpr std::size_t kNoWrite = kShards * kSlotsPerShard;
   // Bookkeeping per entry beyond its key and row bytes (list node, index slot, strings).
   static constexpr std::size_t kEntryOverhead = 128;
 
@@ -85,11 +92,15 @@ class RowCache {
     std::list<Entry> lru;  // Most recently used first.
     std::unordered_map<std::string_view, std::list<Entry>::iterator> index;  // Keys in lru.
     std::size_t bytes = 0;
-    std::uint64_t generation = 0;
-    std::uint32_t open_writes = 0;
+    std::array<std::uint64_t, kSlotsPerShard> generation{};
+    std::array<std::uint32_t, kSlotsPerShard> open_writes{};
+  };
+  struct Place {
+    std::size_t shard;
+    std::size_t slot;
   };
 
-  static std::size_t ShardOf(std::string_view key);
+  static Place PlaceOf(std::string_view key);
   bool Keepable(const Entry& entry) const;  // Within the row and shard limits.
   // Adds (or replaces) a row, then evicts down to the budget. REQUIRES: shard.mu held.
   void InsertLocked(Shard& shard, Entry entry);
