@@ -77,6 +77,13 @@ Status Full(std::string_view key) {
   return Status::OutOfRange("list '" + Printable(key) + "' has no index left to grow into");
 }
 
+// Runs of up to this many items are read by key rather than with an iterator. A list whose
+// items come and go (a queue's active list: pushed at one end, removed from the middle) piles
+// up versions and tombstones of the same rows in the memtable, which an iterator steps over
+// one by one and a point read does not; and the row cache answers point reads of recent
+// items. Setting up an iterator also costs more than a few lookups.
+constexpr std::int64_t kPointReadRun = 16;
+
 // The item rows of one incarnation of a list, by absolute index.
 class Items {
  public:
@@ -108,10 +115,19 @@ class Items {
   Status Remove(std::int64_t index) { return Written(rows_.Remove(Row(index))); }
 
   // Calls visit(index, value) for the items at indexes first … last (both included),
-  // ascending, or descending from last when `reverse`, until visit returns false. One seek,
-  // then a scan. REQUIRES: first <= last < INT64_MAX.
+  // ascending, or descending from last when `reverse`, until visit returns false. A short
+  // run is read item by item; a longer one with one seek, then a scan. REQUIRES: first <=
+  // last < INT64_MAX.
   Status Walk(std::int64_t first, std::int64_t last, bool reverse,
               const std::function<bool(std::int64_t, std::string_view)>& visit) {
+    if (last - first < kPointReadRun) {
+      for (std::int64_t i = reverse ? last : first; i >= first && i <= last;
+           i += reverse ? -1 : 1) {
+        CAIRN_ASSIGN_OR_RETURN(std::string value, Read(i));
+        if (!visit(i, value)) break;
+      }
+      return Status::Ok();
+    }
     std::unique_ptr<rocksdb::Iterator> it = rows_.NewIterator(Row(last + 1));
     reverse ? it->SeekForPrev(Row(last)) : it->Seek(Row(first));
     std::int64_t expected = reverse ? last : first;
@@ -280,9 +296,6 @@ Result<std::uint64_t> Push(Keyspace& ks, std::int64_t now_ms, std::string_view k
   return meta.size;
 }
 
-// Pops of at most this many items read them one by one rather than with an iterator.
-constexpr std::uint64_t kPointReadPops = 4;
-
 Result<std::optional<std::vector<std::string>>> Pop(Keyspace& ks, std::int64_t now_ms,
                                                     std::string_view key, ListEnd end,
                                                     std::uint64_t count) {
@@ -297,22 +310,10 @@ Result<std::optional<std::vector<std::string>>> Pop(Keyspace& ks, std::int64_t n
   const bool from_head = end == ListEnd::kHead;
   const std::int64_t first = from_head ? meta.head : At(meta, meta.size - n);
   const std::int64_t last = first + static_cast<std::int64_t>(n) - 1;
-  if (n <= kPointReadPops) {
-    // A few items are point reads, which the row cache answers for recent pushes; an
-    // iterator costs more to set up than a handful of lookups.
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::int64_t at =
-          from_head ? first + static_cast<std::int64_t>(i) : last - static_cast<std::int64_t>(i);
-      CAIRN_ASSIGN_OR_RETURN(std::string value, items.Read(at));
-      popped.push_back(std::move(value));
-    }
-  } else {
-    CAIRN_RETURN_IF_ERROR(
-        items.Walk(first, last, !from_head, [&](std::int64_t, std::string_view v) {
-          popped.emplace_back(v);
-          return true;
-        }));
-  }
+  CAIRN_RETURN_IF_ERROR(items.Walk(first, last, !from_head, [&](std::int64_t, std::string_view v) {
+    popped.emplace_back(v);
+    return true;
+  }));
   meta.size -= n;
   if (from_head) meta.head += static_cast<std::int64_t>(n);
   // A list popped empty is deleted whole, its rows left to the compaction filter as DEL's are.
