@@ -56,7 +56,7 @@ class StoreCore {
   // is used in both.
   RowCache* row_cache(ColumnFamily family) const {
     return family == ColumnFamily::kRecords || family == ColumnFamily::kMembers ? row_cache_.get()
-                                                                                 : nullptr;
+                                                                                : nullptr;
   }
   // The column families row_cache() caches (empty without a cache).
   std::span<rocksdb::ColumnFamilyHandle* const> cached_column_families() const {

@@ -26,9 +26,9 @@ enum class RowTag : char {
   // members (member_key.h): the fields of composite keyspace values.
   kHashField = 'h',
   kSetMember = 's',
-  kZSetMember = 'z',  // a sorted set's member → its score
-  kZSetScore = 'Z',   // its score index: score (score_codec.h) then member
-  kListItem = 'L',    // a list's item: its index (list_meta.h) → its value
+  kZSetMember = 'z',   // a sorted set's member → its score
+  kZSetScore = 'Z',    // its score index: score (score_codec.h) then member
+  kListItem = 'L',     // a list's item: its index (list_meta.h) → its value
   kStreamEntry = 'X',  // a stream's entry: its id (stream_meta.h) → its fields
 };
 
