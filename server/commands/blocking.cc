@@ -76,6 +76,13 @@ ParkedCall Park(ServerState& server, BlockingCommand command, int protocol,
         Result<bool> tried = false;
         // A client gone (or killed) is not served: its reply would be for nobody.
         const bool ran = !stop.load() && waiter->TryUnlessInterrupted([&] {
+          // A serving try writes its keys (a pop, a move's destination) outside dispatch,
+          // which touches the keys of every other write: WATCH must see these too, and a
+          // writer touches before it writes (watch_registry.h).
+          if (command.takes) {
+            for (const std::string& key : command.keys) server.watches().Touch(key);
+            for (const std::string& key : command.also_writes) server.watches().Touch(key);
+          }
           tried = TryOnStore(server.store(), command, protocol, &out);
         });
         if (ran && !tried.ok()) {

@@ -155,6 +155,24 @@ TEST_F(KeyBlockingTest, BlmoveWaitsAndItsPushWakesTheNextWaiter) {
   EXPECT_EQ(Do({"BLMOVE", "src", "dst", "UP", "RIGHT", "0"}), "(error) ERR syntax error");
 }
 
+TEST_F(KeyBlockingTest, AParkedMoveServedLaterIsAWriteThatWatchSees) {
+  std::unique_ptr<RespClient> mover = Connect(), watcher = Connect();
+  Send(*mover, {"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"});
+  AwaitBlocked(1);
+  // dst is written only by the parked move, once the push to src wakes it.
+  Send(*watcher, {"WATCH", "dst"});
+  ASSERT_EQ(Next(*watcher).ToString(), R"(OK)");
+  ASSERT_EQ(Do({"LPUSH", "src", "job"}), "(integer) 1");
+  EXPECT_EQ(Next(*mover).ToString(), R"("job")");
+  Send(*watcher, {"MULTI"});
+  Send(*watcher, {"SET", "seen", "1"});
+  Send(*watcher, {"EXEC"});
+  EXPECT_EQ(Next(*watcher).ToString(), "OK");
+  EXPECT_EQ(Next(*watcher).ToString(), "QUEUED");
+  EXPECT_EQ(Next(*watcher).type, Reply::Type::kNullArray);
+  EXPECT_EQ(Call({"EXISTS", "seen"}).ToString(), "(integer) 0");
+}
+
 TEST_F(KeyBlockingTest, ListWaitsInsideMultiDoNotBlock) {
   ASSERT_EQ(Do({"MULTI"}), "OK");
   ASSERT_EQ(Do({"BLPOP", "l", "0"}), "QUEUED");
