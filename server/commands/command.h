@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -85,6 +86,9 @@ struct CommandSpec {
   int numkeys_at = 0;
 
   bool Has(CommandFlag flag) const { return (flags & flag) != 0; }
+  // Its name as Redis reports a call of it (CLIENT LIST's cmd=, some errors): with its
+  // subcommand for a kSubcommands command ("client|list"), in lower case.
+  std::string FullName(const std::vector<std::string_view>& args) const;
   // Whether its declared key positions allow more than one key.
   bool MayTouchSeveralKeys() const { return last_key != first_key || Has(kMovableKeys); }
   bool ArityOk(std::size_t argc) const {

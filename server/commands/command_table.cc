@@ -6,6 +6,12 @@
 
 namespace cairn::server {
 
+std::string CommandSpec::FullName(const std::vector<std::string_view>& args) const {
+  std::string name(this->name);
+  if (Has(kSubcommands) && args.size() > 1) name += "|" + ToLower(args[1]);
+  return name;
+}
+
 void CommandTable::Register(const CommandSpec& spec) {
   assert(ToLower(spec.name) == spec.name);
   const bool added = by_name_.emplace(std::string(spec.name), specs_.size()).second;

@@ -83,7 +83,11 @@ void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
   if (session.protocol == 2 && session.pubsub.count() > 0 && !spec->Has(kSubscribedMode)) {
     return reject(SubscribedModeError(*spec, args));
   }
-  session.set_last_command(spec->name);
+  if (spec->Has(kSubcommands)) {
+    session.set_last_command(spec->FullName(args));
+  } else {
+    session.set_last_command(spec->name);  // Without building a string for every command.
+  }
   if (session.in_multi && spec->Has(kNoMulti)) {
     return reject("ERR Command not allowed inside a transaction");
   }

@@ -49,9 +49,7 @@ void PublishStaged(ServerState& server, Session& session) {
 
 std::string SubscribedModeError(const CommandSpec& spec,
                                 const std::vector<std::string_view>& args) {
-  std::string name(spec.name);
-  if (spec.Has(kSubcommands) && args.size() > 1) name += "|" + ToLower(args[1]);
-  return "ERR Can't execute '" + name +
+  return "ERR Can't execute '" + spec.FullName(args) +
          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
          "context";
 }

@@ -289,6 +289,13 @@ TEST_F(ServerTest, ClientCommands) {
   const std::string list = a->Call({"CLIENT", "LIST"}).str;
   EXPECT_NE(list.find("name=alpha"), std::string::npos) << list;
   EXPECT_NE(list.find("id=" + std::to_string(b_id) + " "), std::string::npos) << list;
+  // The last command, as Redis names it: with its subcommand, in lower case.
+  EXPECT_NE(list.find(" cmd=client|list "), std::string::npos) << list;
+  EXPECT_NE(list.find(" cmd=client|id "), std::string::npos) << list;
+  b->Call({"SET", "k", "v"});
+  EXPECT_NE(a->Call({"CLIENT", "LIST"}).str.find(" cmd=set "), std::string::npos);
+  const std::string info = b->Call({"client", "Info"}).str;
+  EXPECT_NE(info.find(" cmd=client|info "), std::string::npos) << info;
   EXPECT_EQ(a->Call({"CLIENT", "KILL", "ID", std::to_string(b_id)}).ToString(), "(integer) 1");
   EXPECT_TRUE(b->WaitClosed());
   EXPECT_EQ(a->Call({"CLIENT", "NOPE"}).ToString(),
