@@ -244,7 +244,9 @@ void XRead(CommandContext& ctx) {
         "specified.");
   }
   if (block_ms && ctx.session.in_script) {
-    return ctx.reply.Error("ERR xread command is not allowed with BLOCK option from scripts");
+    // Named as the script called it, as Redis does.
+    return ctx.reply.Error("ERR " + std::string(ctx.args[0]) +
+                           " command is not allowed with BLOCK option from scripts");
   }
   const std::size_t streams = (ctx.args.size() - streams_at) / 2;
   std::vector<std::string> keys;
