@@ -10,6 +10,7 @@
 #include "cairn/result.h"
 #include "records/rows.h"
 #include "storage/value_header.h"
+#include "util/printable.h"
 
 namespace cairn::internal {
 
@@ -23,5 +24,31 @@ struct CompositeRow {
 // `type`: kWrongType when it holds another kind, kInvalidArgument for a bad key.
 Result<CompositeRow> ReadCompositeRow(Rows& records, std::int64_t now_ms, std::string_view key,
                                       ValueType type);
+
+// A composite value's keyspace row with its metadata decoded.
+template <typename Meta>
+struct CompositeState {
+  std::string row_key;
+  std::int64_t expires_at_ms = 0;
+  std::optional<Meta> meta;  // nullopt: no live value under the key.
+};
+
+// ReadCompositeRow, then the metadata through decode (which answers nullopt for metadata it
+// cannot use): kCorruption, naming the value by `noun`, when it does not decode.
+template <typename Meta, typename Decode>
+Result<CompositeState<Meta>> LoadComposite(Rows& records, std::int64_t now_ms, std::string_view key,
+                                           ValueType type, std::string_view noun, Decode&& decode) {
+  Result<CompositeRow> row = ReadCompositeRow(records, now_ms, key, type);
+  if (!row.ok()) return row.status();
+  CompositeState<Meta> state{std::move(row->row_key), row->expires_at_ms, std::nullopt};
+  if (!row->payload) return state;
+  state.meta = decode(*row->payload);
+  if (!state.meta) {
+    return Status::Corruption(std::string(noun) + " '" + Printable(key) +
+                              "' has unreadable metadata (" + std::to_string(row->payload->size()) +
+                              " bytes); refusing to use or overwrite it");
+  }
+  return state;
+}
 
 }  // namespace cairn::internal

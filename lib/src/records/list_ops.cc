@@ -19,11 +19,7 @@ namespace cairn::internal::list_ops {
 namespace {
 
 // A list's keyspace row, read (and, in a transaction, locked).
-struct ListState {
-  std::string row_key;
-  std::int64_t expires_at_ms = 0;
-  std::optional<ListMeta> meta;  // nullopt: no live list under the key.
-};
+using ListState = CompositeState<ListMeta>;
 
 // Whether the metadata describes a list whose indexes head … head + size all fit in int64
 // (the one past the tail included, which bounds scans).
@@ -36,17 +32,12 @@ bool Consistent(const ListMeta& meta) {
 // Reads the keyspace row of key: kWrongType when it holds another kind, kCorruption when its
 // metadata does not decode.
 Result<ListState> Load(Rows& records, std::int64_t now_ms, std::string_view key) {
-  CAIRN_ASSIGN_OR_RETURN(CompositeRow row,
-                         ReadCompositeRow(records, now_ms, key, ValueType::kList));
-  ListState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
-  if (!row.payload) return state;
-  state.meta = DecodeListMeta(*row.payload);
-  if (!state.meta || !Consistent(*state.meta)) {
-    return Status::Corruption("list '" + Printable(key) + "' has unreadable metadata (" +
-                              std::to_string(row.payload->size()) +
-                              " bytes); refusing to use or overwrite it");
-  }
-  return state;
+  return LoadComposite<ListMeta>(records, now_ms, key, ValueType::kList, "list",
+                                 [](std::string_view payload) -> std::optional<ListMeta> {
+                                   std::optional<ListMeta> meta = DecodeListMeta(payload);
+                                   if (meta && !Consistent(*meta)) return std::nullopt;
+                                   return meta;
+                                 });
 }
 
 // Writes the metadata, or deletes the key when the list is empty.

@@ -28,24 +28,12 @@ constexpr StreamId kNoId{};
 constexpr std::size_t kTrimChunk = 1024;
 
 // A stream's keyspace row, read (and, in a transaction, locked).
-struct StreamState {
-  std::string row_key;
-  std::int64_t expires_at_ms = 0;
-  std::optional<StreamMeta> meta;  // nullopt: no live stream under the key.
-};
+using StreamState = CompositeState<StreamMeta>;
 
 Result<StreamState> Load(Rows& records, std::int64_t now_ms, std::string_view key) {
-  CAIRN_ASSIGN_OR_RETURN(CompositeRow row,
-                         ReadCompositeRow(records, now_ms, key, ValueType::kStream));
-  StreamState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
-  if (!row.payload) return state;
-  state.meta = DecodeStreamMeta(*row.payload);
-  if (!state.meta) {
-    return Status::Corruption("stream '" + Printable(key) + "' has unreadable metadata (" +
-                              std::to_string(row.payload->size()) +
-                              " bytes); refusing to use or overwrite it");
-  }
-  return state;
+  return LoadComposite<StreamMeta>(
+      records, now_ms, key, ValueType::kStream, "stream",
+      [](std::string_view payload) { return DecodeStreamMeta(payload); });
 }
 
 Status WriteMeta(Rows& records, std::string_view key, const StreamState& state,
