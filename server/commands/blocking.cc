@@ -14,9 +14,13 @@
 namespace cairn::server {
 namespace {
 
-// One try on its own store transaction; *reply holds the reply of the last run.
+// One try on its own store transaction; *reply holds the reply of the last run. With
+// `watches`, a try that serves touches the keys it wrote (a pop, a move's destination) before
+// it commits, as dispatch does for every other write: its transaction holds their locks by
+// then, so an EXEC that compared versions earlier has finished, and one that compares later
+// sees the change (watch_registry.h).
 Result<bool> TryOnStore(Store& store, const BlockingCommand& command, int protocol,
-                        std::string* reply) {
+                        std::string* reply, WatchRegistry* watches = nullptr) {
   bool served = false;
   Status s = store.RunTransaction([&](Transaction& txn) -> Status {
     reply->clear();
@@ -24,6 +28,10 @@ Result<bool> TryOnStore(Store& store, const BlockingCommand& command, int protoc
     Result<bool> r = command.attempt(txn, writer);
     if (!r.ok()) return r.status();
     served = *r;
+    if (served && watches != nullptr && command.takes) {
+      for (const std::string& key : command.keys) watches->Touch(key);
+      for (const std::string& key : command.also_writes) watches->Touch(key);
+    }
     return Status::Ok();
   });
   if (!s.ok()) return s;
@@ -76,14 +84,8 @@ ParkedCall Park(ServerState& server, BlockingCommand command, int protocol,
         Result<bool> tried = false;
         // A client gone (or killed) is not served: its reply would be for nobody.
         const bool ran = !stop.load() && waiter->TryUnlessInterrupted([&] {
-          // A serving try writes its keys (a pop, a move's destination) outside dispatch,
-          // which touches the keys of every other write: WATCH must see these too, and a
-          // writer touches before it writes (watch_registry.h).
-          if (command.takes) {
-            for (const std::string& key : command.keys) server.watches().Touch(key);
-            for (const std::string& key : command.also_writes) server.watches().Touch(key);
-          }
-          tried = TryOnStore(server.store(), command, protocol, &out);
+          // Outside dispatch, which touches the keys of every other write for WATCH.
+          tried = TryOnStore(server.store(), command, protocol, &out, &server.watches());
         });
         if (ran && !tried.ok()) {
           out.clear();
