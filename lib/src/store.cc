@@ -9,6 +9,7 @@
 #include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
+#include "records/stream_group_ops.h"
 #include "records/stream_ops.h"
 #include "records/zset_ops.h"
 #include "storage/rocks_status.h"
@@ -23,6 +24,7 @@ namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
 namespace lists = internal::list_ops;
 namespace streams = internal::stream_ops;
+namespace groups = internal::stream_group_ops;
 using internal::ColumnFamily;
 using internal::Keyspace;
 using internal::Rows;
@@ -419,6 +421,97 @@ Result<std::uint64_t> Store::StreamTrim(std::string_view key, const StreamTrimRu
 Result<std::optional<StreamSummary>> Store::StreamDescribe(std::string_view key) {
   return RunKeyspaceSnapshot(
       *core_, [&](Keyspace& ks, std::int64_t now) { return streams::Describe(ks, now, key); });
+}
+
+Result<StreamGroupOutcome> Store::StreamGroupCreate(std::string_view key, std::string_view group,
+                                                    const StreamGroupPosition& position,
+                                                    bool make_stream) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Create(ks, now, key, group, position, make_stream);
+  });
+}
+
+Result<StreamGroupOutcome> Store::StreamGroupSetPosition(std::string_view key,
+                                                         std::string_view group,
+                                                         const StreamGroupPosition& position) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::SetPosition(ks, now, key, group, position);
+  });
+}
+
+Result<StreamGroupOutcome> Store::StreamGroupDestroy(std::string_view key, std::string_view group) {
+  return RunKeyspace(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return groups::Destroy(ks, now, key, group); });
+}
+
+Result<StreamGroupOutcome> Store::StreamConsumerCreate(std::string_view key, std::string_view group,
+                                                       std::string_view consumer) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::CreateConsumer(ks, now, key, group, consumer);
+  });
+}
+
+Result<std::pair<StreamGroupOutcome, std::uint64_t>> Store::StreamConsumerDelete(
+    std::string_view key, std::string_view group, std::string_view consumer) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::DeleteConsumer(ks, now, key, group, consumer);
+  });
+}
+
+Result<StreamGroupReadResult> Store::StreamReadGroup(std::string_view key, std::string_view group,
+                                                     std::string_view consumer,
+                                                     const StreamGroupReadRequest& request) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Read(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<std::uint64_t> Store::StreamAck(std::string_view key, std::string_view group,
+                                       std::span<const StreamId> ids) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Ack(ks, now, key, group, ids);
+  });
+}
+
+Result<StreamPendingResult> Store::StreamPendingSummarize(std::string_view key,
+                                                          std::string_view group) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Summarize(ks, now, key, group);
+  });
+}
+
+Result<StreamPendingResult> Store::StreamPendingRange(std::string_view key, std::string_view group,
+                                                      const StreamPendingRequest& request) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Pending(ks, now, key, group, request);
+  });
+}
+
+Result<StreamClaimResult> Store::StreamClaim(std::string_view key, std::string_view group,
+                                             std::string_view consumer,
+                                             const StreamClaimRequest& request) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Claim(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<StreamClaimResult> Store::StreamAutoClaim(std::string_view key, std::string_view group,
+                                                 std::string_view consumer,
+                                                 const StreamAutoClaimRequest& request) {
+  return RunKeyspace(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::AutoClaim(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<std::optional<std::vector<StreamGroupInfo>>> Store::StreamGroups(std::string_view key) {
+  return RunKeyspaceSnapshot(
+      *core_, [&](Keyspace& ks, std::int64_t now) { return groups::Groups(ks, now, key); });
+}
+
+Result<StreamConsumersResult> Store::StreamConsumers(std::string_view key, std::string_view group) {
+  return RunKeyspaceSnapshot(*core_, [&](Keyspace& ks, std::int64_t now) {
+    return groups::Consumers(ks, now, key, group);
+  });
 }
 
 }  // namespace cairn

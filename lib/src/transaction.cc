@@ -3,6 +3,7 @@
 #include "records/list_ops.h"
 #include "records/member_map_ops.h"
 #include "records/record_ops.h"
+#include "records/stream_group_ops.h"
 #include "records/stream_ops.h"
 #include "records/zset_ops.h"
 #include "storage/rocks_status.h"
@@ -15,6 +16,7 @@ namespace maps = internal::member_map_ops;
 namespace zset = internal::zset_ops;
 namespace lists = internal::list_ops;
 namespace streams = internal::stream_ops;
+namespace groups = internal::stream_group_ops;
 using internal::Keyspace;
 using internal::Rows;
 using maps::kHashKind;
@@ -308,6 +310,100 @@ Result<std::uint64_t> Transaction::StreamTrim(std::string_view key, const Stream
 Result<std::optional<StreamSummary>> Transaction::StreamDescribe(std::string_view key) {
   return core_->ApplyKeyspace(
       [&](Keyspace& ks, std::int64_t now) { return streams::Describe(ks, now, key); });
+}
+
+Result<StreamGroupOutcome> Transaction::StreamGroupCreate(std::string_view key,
+                                                          std::string_view group,
+                                                          const StreamGroupPosition& position,
+                                                          bool make_stream) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::Create(ks, now, key, group, position, make_stream);
+  });
+}
+
+Result<StreamGroupOutcome> Transaction::StreamGroupSetPosition(
+    std::string_view key, std::string_view group, const StreamGroupPosition& position) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::SetPosition(ks, now, key, group, position);
+  });
+}
+
+Result<StreamGroupOutcome> Transaction::StreamGroupDestroy(std::string_view key,
+                                                           std::string_view group) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return groups::Destroy(ks, now, key, group); });
+}
+
+Result<StreamGroupOutcome> Transaction::StreamConsumerCreate(std::string_view key,
+                                                             std::string_view group,
+                                                             std::string_view consumer) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::CreateConsumer(ks, now, key, group, consumer);
+  });
+}
+
+Result<std::pair<StreamGroupOutcome, std::uint64_t>> Transaction::StreamConsumerDelete(
+    std::string_view key, std::string_view group, std::string_view consumer) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::DeleteConsumer(ks, now, key, group, consumer);
+  });
+}
+
+Result<StreamGroupReadResult> Transaction::StreamReadGroup(std::string_view key,
+                                                           std::string_view group,
+                                                           std::string_view consumer,
+                                                           const StreamGroupReadRequest& request) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::Read(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<std::uint64_t> Transaction::StreamAck(std::string_view key, std::string_view group,
+                                             std::span<const StreamId> ids) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return groups::Ack(ks, now, key, group, ids); });
+}
+
+Result<StreamPendingResult> Transaction::StreamPendingSummarize(std::string_view key,
+                                                                std::string_view group) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return groups::Summarize(ks, now, key, group); });
+}
+
+Result<StreamPendingResult> Transaction::StreamPendingRange(std::string_view key,
+                                                            std::string_view group,
+                                                            const StreamPendingRequest& request) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::Pending(ks, now, key, group, request);
+  });
+}
+
+Result<StreamClaimResult> Transaction::StreamClaim(std::string_view key, std::string_view group,
+                                                   std::string_view consumer,
+                                                   const StreamClaimRequest& request) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::Claim(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<StreamClaimResult> Transaction::StreamAutoClaim(std::string_view key, std::string_view group,
+                                                       std::string_view consumer,
+                                                       const StreamAutoClaimRequest& request) {
+  return core_->ApplyKeyspace([&](Keyspace& ks, std::int64_t now) {
+    return groups::AutoClaim(ks, now, key, group, consumer, request);
+  });
+}
+
+Result<std::optional<std::vector<StreamGroupInfo>>> Transaction::StreamGroups(
+    std::string_view key) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return groups::Groups(ks, now, key); });
+}
+
+Result<StreamConsumersResult> Transaction::StreamConsumers(std::string_view key,
+                                                           std::string_view group) {
+  return core_->ApplyKeyspace(
+      [&](Keyspace& ks, std::int64_t now) { return groups::Consumers(ks, now, key, group); });
 }
 
 }  // namespace cairn

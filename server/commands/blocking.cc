@@ -28,7 +28,7 @@ Result<bool> TryOnStore(Store& store, const BlockingCommand& command, int protoc
     Result<bool> r = command.attempt(txn, writer);
     if (!r.ok()) return r.status();
     served = *r;
-    if (served && watches != nullptr && command.takes) {
+    if (served && watches != nullptr && command.takes && command.watched_write) {
       for (const std::string& key : command.keys) watches->Touch(key);
       for (const std::string& key : command.also_writes) watches->Touch(key);
     }
@@ -158,7 +158,7 @@ void RunBlocking(CommandContext& ctx, BlockingCommand command) {
   std::shared_ptr<KeyWaiter> waiter;
   std::shared_ptr<Registration> queued;
   if (command.may_wait) {
-    waiter = std::make_shared<KeyWaiter>(command.keys, command.takes);
+    waiter = std::make_shared<KeyWaiter>(command.keys, command.takes, command.line);
     queued = std::make_shared<Registration>(ctx.server.key_waiters(), waiter);
   }
   std::string out;

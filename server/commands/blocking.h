@@ -26,6 +26,11 @@ struct BlockingCommand {
   // Whether a serving try takes what it found (BLPOP), or only reads it (XREAD): every reader
   // is woken by a write, only the oldest taker.
   bool takes = true;
+  // The takers' line it waits in (key_waiters.h): "" for the pops, the group for XREADGROUP.
+  std::string line;
+  // Whether a serving try is a write that WATCH sees (a pop). XREADGROUP's is not: it changes
+  // only its group's state, which Redis's WATCH does not see either.
+  bool watched_write = true;
   // False for a command that never waits (LMPOP, ZMPOP): a try that finds nothing answers as
   // a timeout does, at once.
   bool may_wait = true;

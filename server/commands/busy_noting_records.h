@@ -172,6 +172,61 @@ class BusyNotingRecords final : public Records {
   Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) override {
     return Note(txn_.StreamDescribe(key));
   }
+  Result<StreamGroupOutcome> StreamGroupCreate(std::string_view key, std::string_view group,
+                                               const StreamGroupPosition& position,
+                                               bool make_stream) override {
+    return Note(txn_.StreamGroupCreate(key, group, position, make_stream));
+  }
+  Result<StreamGroupOutcome> StreamGroupSetPosition(std::string_view key, std::string_view group,
+                                                    const StreamGroupPosition& position) override {
+    return Note(txn_.StreamGroupSetPosition(key, group, position));
+  }
+  Result<StreamGroupOutcome> StreamGroupDestroy(std::string_view key,
+                                                std::string_view group) override {
+    return Note(txn_.StreamGroupDestroy(key, group));
+  }
+  Result<StreamGroupOutcome> StreamConsumerCreate(std::string_view key, std::string_view group,
+                                                  std::string_view consumer) override {
+    return Note(txn_.StreamConsumerCreate(key, group, consumer));
+  }
+  Result<std::pair<StreamGroupOutcome, std::uint64_t>> StreamConsumerDelete(
+      std::string_view key, std::string_view group, std::string_view consumer) override {
+    return Note(txn_.StreamConsumerDelete(key, group, consumer));
+  }
+  Result<StreamGroupReadResult> StreamReadGroup(std::string_view key, std::string_view group,
+                                                std::string_view consumer,
+                                                const StreamGroupReadRequest& request) override {
+    return Note(txn_.StreamReadGroup(key, group, consumer, request));
+  }
+  Result<std::uint64_t> StreamAck(std::string_view key, std::string_view group,
+                                  std::span<const StreamId> ids) override {
+    return Note(txn_.StreamAck(key, group, ids));
+  }
+  Result<StreamPendingResult> StreamPendingSummarize(std::string_view key,
+                                                     std::string_view group) override {
+    return Note(txn_.StreamPendingSummarize(key, group));
+  }
+  Result<StreamPendingResult> StreamPendingRange(std::string_view key, std::string_view group,
+                                                 const StreamPendingRequest& request) override {
+    return Note(txn_.StreamPendingRange(key, group, request));
+  }
+  Result<StreamClaimResult> StreamClaim(std::string_view key, std::string_view group,
+                                        std::string_view consumer,
+                                        const StreamClaimRequest& request) override {
+    return Note(txn_.StreamClaim(key, group, consumer, request));
+  }
+  Result<StreamClaimResult> StreamAutoClaim(std::string_view key, std::string_view group,
+                                            std::string_view consumer,
+                                            const StreamAutoClaimRequest& request) override {
+    return Note(txn_.StreamAutoClaim(key, group, consumer, request));
+  }
+  Result<std::optional<std::vector<StreamGroupInfo>>> StreamGroups(std::string_view key) override {
+    return Note(txn_.StreamGroups(key));
+  }
+  Result<StreamConsumersResult> StreamConsumers(std::string_view key,
+                                                std::string_view group) override {
+    return Note(txn_.StreamConsumers(key, group));
+  }
 
  private:
   template <typename T>

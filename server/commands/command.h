@@ -52,6 +52,9 @@ enum CommandFlag : std::uint32_t {
   // Allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING, QUIT, …); that client gets
   // an error for any other command.
   kSubscribedMode = 1u << 17,
+  // A write of a stream's consumer-group state only (XACK, XCLAIM, …), which WATCH does not
+  // see and which makes nothing new for blocked clients, as in Redis 7.0.
+  kGroupStateOnly = 1u << 18,
 };
 
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs

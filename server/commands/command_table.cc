@@ -44,6 +44,7 @@ CommandTable BuildCommandTable() {
   RegisterZSetCommands(table);
   RegisterListCommands(table);
   RegisterStreamCommands(table);
+  RegisterStreamGroupCommands(table);
   RegisterTransactionCommands(table);
   RegisterIdempotencyCommands(table);
   RegisterLeaseCommands(table);

@@ -41,6 +41,7 @@ void RegisterSetCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
 void RegisterStreamCommands(CommandTable& table);
+void RegisterStreamGroupCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);

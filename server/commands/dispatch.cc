@@ -54,9 +54,11 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
                 const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
                 Transaction* txn) {
   if (spec.Has(kWrite)) {
-    for (std::string_view key : CommandKeys(spec, args)) {
-      server.watches().Touch(key);
-      session.touched.push_back(KeyWaiters::KeyHash(key));
+    if (!spec.Has(kGroupStateOnly)) {
+      for (std::string_view key : CommandKeys(spec, args)) {
+        server.watches().Touch(key);
+        session.touched.push_back(KeyWaiters::KeyHash(key));
+      }
     }
     session.wrote = true;
   }

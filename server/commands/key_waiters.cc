@@ -44,11 +44,22 @@ void KeyWaiter::Wake() {
   cv_.notify_all();
 }
 
+KeyWaiters::Line& KeyWaiters::Queue::LineOf(const std::string& name) {
+  for (Line& line : lines) {
+    if (line.name == name) return line;
+  }
+  return lines.emplace_back(Line{name, {}});
+}
+
 void KeyWaiters::Add(const std::shared_ptr<KeyWaiter>& waiter) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::string& key : waiter->keys()) {
     Queue& queue = by_key_[KeyHash(key)];
-    waiter->takes() ? queue.takers.push_back(waiter) : queue.readers.push_back(waiter);
+    if (waiter->takes()) {
+      queue.LineOf(waiter->line()).takers.push_back(waiter);
+    } else {
+      queue.readers.push_back(waiter);
+    }
   }
   waiting_.fetch_add(1, std::memory_order_release);
 }
@@ -59,21 +70,35 @@ void KeyWaiters::Remove(const std::shared_ptr<KeyWaiter>& waiter) {
     for (const std::string& key : waiter->keys()) {
       auto it = by_key_.find(KeyHash(key));
       if (it == by_key_.end()) continue;
-      waiter->takes() ? std::erase(it->second.takers, waiter)
-                      : std::erase(it->second.readers, waiter);
-      if (it->second.takers.empty() && it->second.readers.empty()) by_key_.erase(it);
+      Queue& queue = it->second;
+      if (waiter->takes()) {
+        Line& line = queue.LineOf(waiter->line());
+        std::erase(line.takers, waiter);
+        if (line.takers.empty()) {
+          std::erase_if(queue.lines, [](const Line& l) { return l.takers.empty(); });
+        }
+      } else {
+        std::erase(queue.readers, waiter);
+      }
+      if (queue.lines.empty() && queue.readers.empty()) by_key_.erase(it);
     }
     waiting_.fetch_sub(1, std::memory_order_release);
   }
-  // A reader's leaving frees nothing for the others, whom the same signals woke.
-  if (waiter->takes()) Signal(waiter->keys());
+  // A reader's leaving frees nothing for the others, whom the same signals woke; a taker's
+  // may leave something for the next in its line.
+  if (!waiter->takes() || waiting_.load(std::memory_order_acquire) == 0) return;
+  for (const std::string& key : waiter->keys()) SignalSlow(KeyHash(key), &waiter->line());
 }
 
-void KeyWaiters::SignalSlow(std::size_t key_hash) {
+void KeyWaiters::SignalSlow(std::size_t key_hash, const std::string* line) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_key_.find(key_hash);
   if (it == by_key_.end()) return;
-  if (!it->second.takers.empty()) it->second.takers.front()->Wake();
+  for (const Line& l : it->second.lines) {
+    if (line != nullptr && l.name != *line) continue;
+    if (!l.takers.empty()) l.takers.front()->Wake();
+  }
+  if (line != nullptr) return;
   for (const std::shared_ptr<KeyWaiter>& reader : it->second.readers) reader->Wake();
 }
 

@@ -10,6 +10,11 @@
 // are the exception: a signal wakes every reader on the key besides the oldest taker, and a
 // reader leaving signals nobody.
 //
+// Takers wait in lines: the waiters of one line take from the same pool, those of different
+// lines from pools of their own, so a signal wakes the oldest taker of every line. BLPOP & co.
+// share one line; XREADGROUP waits in its consumer group's line, since an entry one group
+// delivers is still new to every other group.
+//
 // Keys are known by their hashes, so that noting a write's keys allocates nothing; two keys
 // that share a hash only cost a waiter a needless try. No wake-up is lost: a waiter registers
 // before its first try and clears its wake-up before each try, so a write committed after a
@@ -36,11 +41,13 @@ class KeyWaiter {
  public:
   // `takes`: a served try removes what it found (BLPOP), so the next waiter must not be
   // woken for it; false for readers (XREAD), which leave it for everyone.
-  explicit KeyWaiter(std::vector<std::string> keys, bool takes = true)
-      : keys_(std::move(keys)), takes_(takes) {}
+  // `line`: the takers' line it waits in (see above).
+  explicit KeyWaiter(std::vector<std::string> keys, bool takes = true, std::string line = {})
+      : keys_(std::move(keys)), takes_(takes), line_(std::move(line)) {}
 
   const std::vector<std::string>& keys() const { return keys_; }
   bool takes() const { return takes_; }
+  const std::string& line() const { return line_; }
 
   // Whether a wake-up arrived since the last call; clears it.
   bool TakeWakeup();
@@ -59,6 +66,7 @@ class KeyWaiter {
 
   const std::vector<std::string> keys_;
   const bool takes_;
+  const std::string line_;
   std::mutex try_mu_;  // Held by a try, and by Interrupt; taken before mu_.
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -70,11 +78,12 @@ class KeyWaiters {
  public:
   // Queues the waiter on each of its keys, behind those already there.
   void Add(const std::shared_ptr<KeyWaiter>& waiter);
-  // Takes the waiter off its keys and, if it takes, signals them for the waiters behind it.
+  // Takes the waiter off its keys and, if it takes, signals them for the waiters behind it in
+  // its line.
   void Remove(const std::shared_ptr<KeyWaiter>& waiter);
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
-  // Writes to the keys (by KeyHash) were committed: wakes the oldest taker and every reader
-  // on each.
+  // Writes to the keys (by KeyHash) were committed: wakes the oldest taker of each line and
+  // every reader on each.
   void Signal(const std::vector<std::size_t>& key_hashes) {
     if (waiting_.load(std::memory_order_acquire) == 0) return;
     for (std::size_t hash : key_hashes) SignalSlow(hash);
@@ -87,13 +96,19 @@ class KeyWaiters {
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
 
  private:
-  void SignalSlow(std::size_t key_hash);
+  // Wakes the oldest taker of `line` only, or of every line (nullptr) and every reader.
+  void SignalSlow(std::size_t key_hash, const std::string* line = nullptr);
 
   std::atomic<std::size_t> waiting_{0};
   std::mutex mu_;
-  struct Queue {
+  struct Line {
+    std::string name;
     std::deque<std::shared_ptr<KeyWaiter>> takers;  // In arrival order.
+  };
+  struct Queue {
+    std::vector<Line> lines;  // Few: usually one.
     std::vector<std::shared_ptr<KeyWaiter>> readers;
+    Line& LineOf(const std::string& name);
   };
   std::unordered_map<std::size_t, Queue> by_key_;
 };

@@ -1,4 +1,5 @@
-// Stream commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XREAD and XINFO STREAM. Each is
+// Stream commands: XADD, XLEN, XRANGE, XREVRANGE, XDEL, XTRIM, XREAD and XINFO (consumer
+// groups' commands are stream_group_commands.cc's). Each is
 // one library call (XREAD one per stream it reads, XINFO STREAM FULL two, in one transaction),
 // so each is atomic on its own, in EXEC and in scripts alike. Arguments are checked in the
 // order Redis checks them, so the same bad request gets the same error. XREAD BLOCK waits as
@@ -19,7 +20,10 @@
 #include "commands/errors.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
+#include "commands/stream_group_replies.h"
 #include "commands/stream_ids.h"
+#include "commands/stream_read_args.h"
+#include "commands/subcommands.h"
 
 namespace cairn::server {
 namespace {
@@ -216,38 +220,11 @@ void XRevRange(CommandContext& ctx) { RangeGeneric(ctx, true); }
 
 // XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key …] id [id …]
 void XRead(CommandContext& ctx) {
-  std::uint64_t count = 0;
-  std::optional<std::int64_t> block_ms;
-  std::size_t streams_at = 0;
-  for (std::size_t i = 1; i < ctx.args.size(); ++i) {
-    const std::size_t more = ctx.args.size() - 1 - i;
-    const std::string_view opt = ctx.args[i];
-    if (EqualsIgnoreCase(opt, "block") && more > 0) {
-      block_ms = ParseInt64(ctx.args[++i]);
-      if (!block_ms) return ctx.reply.Error("ERR timeout is not an integer or out of range");
-      if (*block_ms < 0) return ctx.reply.Error("ERR timeout is negative");
-    } else if (EqualsIgnoreCase(opt, "count") && more > 0) {
-      const std::optional<std::int64_t> n = ParseInt64(ctx.args[++i]);
-      if (!n) return ctx.reply.Error(kNotInteger);
-      count = *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
-    } else if (EqualsIgnoreCase(opt, "streams") && more > 0) {
-      streams_at = i + 1;
-      break;
-    } else {
-      return ctx.reply.Error(kSyntaxError);
-    }
-  }
-  if (streams_at == 0) return ctx.reply.Error(kSyntaxError);
-  if ((ctx.args.size() - streams_at) % 2 != 0) {
-    return ctx.reply.Error(
-        "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be "
-        "specified.");
-  }
-  if (block_ms && ctx.session.in_script) {
-    // Named as the script called it, as Redis does.
-    return ctx.reply.Error("ERR " + std::string(ctx.args[0]) +
-                           " command is not allowed with BLOCK option from scripts");
-  }
+  const std::optional<StreamReadArgs> read_args = ParseStreamReadArgs(ctx, false);
+  if (!read_args) return;
+  const std::uint64_t count = read_args->count;
+  const std::optional<std::int64_t> block_ms = read_args->block_ms;
+  const std::size_t streams_at = read_args->streams_at;
   const std::size_t streams = (ctx.args.size() - streams_at) / 2;
   std::vector<std::string> keys;
   std::vector<StreamId> after;  // Each stream's entries after this id are read.
@@ -308,9 +285,88 @@ void XRead(CommandContext& ctx) {
   RunBlocking(ctx, std::move(command));
 }
 
-// The summary XINFO STREAM replies, FULL or not; `entries` are FULL's.
+// A group as XINFO STREAM FULL shows it: with its first pending entries, and its consumers
+// with theirs.
+struct FullGroup {
+  StreamGroupInfo info;
+  std::vector<StreamPendingEntry> pending;
+  std::vector<std::pair<StreamConsumerInfo, std::vector<StreamPendingEntry>>> consumers;
+};
+
+// XINFO STREAM FULL's groups: up to `count` pending entries each (0: all).
+Result<std::vector<FullGroup>> ReadFullGroups(Records& data, std::string_view key,
+                                              std::uint64_t count) {
+  StreamPendingRequest request;
+  request.count = count == 0 ? UINT64_MAX : count;
+  Result<std::optional<std::vector<StreamGroupInfo>>> groups = data.StreamGroups(key);
+  if (!groups.ok()) return groups.status();
+  std::vector<FullGroup> out;
+  if (!*groups) return out;
+  for (StreamGroupInfo& info : **groups) {
+    FullGroup group{std::move(info), {}, {}};
+    request.consumer.reset();
+    Result<StreamPendingResult> pending = data.StreamPendingRange(key, group.info.name, request);
+    if (!pending.ok()) return pending.status();
+    group.pending = std::move(pending->entries);
+    Result<StreamConsumersResult> consumers = data.StreamConsumers(key, group.info.name);
+    if (!consumers.ok()) return consumers.status();
+    for (StreamConsumerInfo& consumer : consumers->consumers) {
+      request.consumer = consumer.name;
+      Result<StreamPendingResult> own = data.StreamPendingRange(key, group.info.name, request);
+      if (!own.ok()) return own.status();
+      group.consumers.emplace_back(std::move(consumer), std::move(own->entries));
+    }
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
+void ReplyFullGroups(resp::ReplyWriter& reply, const std::vector<FullGroup>& groups) {
+  reply.ArrayHeader(groups.size());
+  for (const FullGroup& group : groups) {
+    reply.MapHeader(7);
+    reply.Bulk("name");
+    reply.Bulk(group.info.name);
+    reply.Bulk("last-delivered-id");
+    reply.Bulk(FormatStreamId(group.info.last_delivered_id));
+    ReplyGroupProgress(reply, group.info);
+    reply.Bulk("pel-count");
+    reply.Integer(static_cast<std::int64_t>(group.info.pending));
+    reply.Bulk("pending");
+    reply.ArrayHeader(group.pending.size());
+    for (const StreamPendingEntry& entry : group.pending) {
+      reply.ArrayHeader(4);
+      reply.Bulk(FormatStreamId(entry.id));
+      reply.Bulk(entry.consumer);
+      reply.Integer(entry.delivered_at_ms);
+      reply.Integer(static_cast<std::int64_t>(entry.deliveries));
+    }
+    reply.Bulk("consumers");
+    reply.ArrayHeader(group.consumers.size());
+    for (const auto& [consumer, pending] : group.consumers) {
+      reply.MapHeader(4);
+      reply.Bulk("name");
+      reply.Bulk(consumer.name);
+      reply.Bulk("seen-time");
+      reply.Integer(consumer.seen_at_ms);
+      reply.Bulk("pel-count");
+      reply.Integer(static_cast<std::int64_t>(consumer.pending));
+      reply.Bulk("pending");
+      reply.ArrayHeader(pending.size());
+      for (const StreamPendingEntry& entry : pending) {
+        reply.ArrayHeader(3);
+        reply.Bulk(FormatStreamId(entry.id));
+        reply.Integer(entry.delivered_at_ms);
+        reply.Integer(static_cast<std::int64_t>(entry.deliveries));
+      }
+    }
+  }
+}
+
+// The summary XINFO STREAM replies, FULL or not; `entries` and `groups` are FULL's.
 void ReplyStreamInfo(resp::ReplyWriter& reply, const StreamSummary& summary,
-                     const std::vector<StreamEntry>* entries) {
+                     const std::vector<StreamEntry>* entries,
+                     const std::vector<FullGroup>* groups) {
   reply.MapHeader(entries ? 9 : 10);
   reply.Bulk("length");
   reply.Integer(static_cast<std::int64_t>(summary.length));
@@ -331,11 +387,11 @@ void ReplyStreamInfo(resp::ReplyWriter& reply, const StreamSummary& summary,
     reply.Bulk("entries");
     ReplyStreamEntries(reply, *entries);
     reply.Bulk("groups");
-    reply.ArrayHeader(0);
+    ReplyFullGroups(reply, *groups);
     return;
   }
   reply.Bulk("groups");
-  reply.Integer(0);
+  reply.Integer(static_cast<std::int64_t>(summary.groups));
   for (const auto& [name, entry] : {std::pair{"first-entry", &summary.first_entry},
                                     std::pair{"last-entry", &summary.last_entry}}) {
     reply.Bulk(name);
@@ -378,14 +434,18 @@ void XInfoStream(CommandContext& ctx) {
       return Status::Ok();
     }
     std::vector<StreamEntry> entries;
+    std::vector<FullGroup> groups;
     if (full) {
       StreamRangeRequest request;
       request.count = count;
       Result<std::vector<StreamEntry>> read = data.StreamRange(key, request);
       if (!read.ok()) return read.status();
       entries = std::move(*read);
+      Result<std::vector<FullGroup>> read_groups = ReadFullGroups(data, key, count);
+      if (!read_groups.ok()) return read_groups.status();
+      groups = std::move(*read_groups);
     }
-    ReplyStreamInfo(reply, **summary, full ? &entries : nullptr);
+    ReplyStreamInfo(reply, **summary, full ? &entries : nullptr, &groups);
     return Status::Ok();
   };
   const Status s =
@@ -396,15 +456,48 @@ void XInfoStream(CommandContext& ctx) {
   ctx.reply.buffer()->append(out);
 }
 
-// XINFO GROUPS key and XINFO CONSUMERS key group. Consumer groups are not built yet, so a
-// stream has none: GROUPS answers an empty list and CONSUMERS Redis's no-such-group error.
+// XINFO GROUPS key
 void XInfoGroups(CommandContext& ctx) {
-  Result<std::optional<StreamSummary>> summary = ctx.data.StreamDescribe(ctx.args[2]);
-  if (!summary.ok()) return ReplyStatus(ctx.reply, summary.status());
-  if (!*summary) return ctx.reply.Error("ERR no such key");
-  if (ctx.args.size() == 3) return ctx.reply.ArrayHeader(0);
-  ctx.reply.Error("NOGROUP No such consumer group '" + std::string(ctx.args[3]) +
-                  "' for key name '" + std::string(ctx.args[2]) + "'");
+  Result<std::optional<std::vector<StreamGroupInfo>>> groups = ctx.data.StreamGroups(ctx.args[2]);
+  if (!groups.ok()) return ReplyStatus(ctx.reply, groups.status());
+  if (!*groups) return ctx.reply.Error("ERR no such key");
+  ctx.reply.ArrayHeader((*groups)->size());
+  for (const StreamGroupInfo& group : **groups) {
+    ctx.reply.MapHeader(6);
+    ctx.reply.Bulk("name");
+    ctx.reply.Bulk(group.name);
+    ctx.reply.Bulk("consumers");
+    ctx.reply.Integer(static_cast<std::int64_t>(group.consumers));
+    ctx.reply.Bulk("pending");
+    ctx.reply.Integer(static_cast<std::int64_t>(group.pending));
+    ctx.reply.Bulk("last-delivered-id");
+    ctx.reply.Bulk(FormatStreamId(group.last_delivered_id));
+    ReplyGroupProgress(ctx.reply, group);
+  }
+}
+
+// XINFO CONSUMERS key group
+void XInfoConsumers(CommandContext& ctx) {
+  const std::string_view key = ctx.args[2];
+  const std::string_view group = ctx.args[3];
+  Result<StreamConsumersResult> consumers = ctx.data.StreamConsumers(key, group);
+  if (!consumers.ok()) return ReplyStatus(ctx.reply, consumers.status());
+  if (consumers->outcome == StreamGroupOutcome::kNoStream) {
+    return ctx.reply.Error("ERR no such key");
+  }
+  if (consumers->outcome == StreamGroupOutcome::kNoGroup) {
+    return ctx.reply.Error(NoSuchGroup(key, group));
+  }
+  ctx.reply.ArrayHeader(consumers->consumers.size());
+  for (const StreamConsumerInfo& consumer : consumers->consumers) {
+    ctx.reply.MapHeader(3);
+    ctx.reply.Bulk("name");
+    ctx.reply.Bulk(consumer.name);
+    ctx.reply.Bulk("pending");
+    ctx.reply.Integer(static_cast<std::int64_t>(consumer.pending));
+    ctx.reply.Bulk("idle");
+    ctx.reply.Integer(consumer.idle_ms);
+  }
 }
 
 void XInfoHelp(CommandContext& ctx) {
@@ -424,32 +517,14 @@ void XInfoHelp(CommandContext& ctx) {
 }
 
 // XINFO's subcommands, with their arities as Redis declares them (negative: at least).
-struct XInfoSubcommand {
-  std::string_view name;
-  int arity;
-  CommandHandler handler;
-};
-constexpr XInfoSubcommand kXInfoSubcommands[] = {
+constexpr Subcommand kXInfoSubcommands[] = {
     {"stream", -3, XInfoStream},
     {"groups", 3, XInfoGroups},
-    {"consumers", 4, XInfoGroups},
+    {"consumers", 4, XInfoConsumers},
     {"help", 2, XInfoHelp},
 };
 
-void XInfo(CommandContext& ctx) {
-  const std::string_view sub = ctx.args[1];
-  for (const XInfoSubcommand& known : kXInfoSubcommands) {
-    if (!EqualsIgnoreCase(sub, known.name)) continue;
-    const auto argc = static_cast<int>(ctx.args.size());
-    if (known.arity > 0 ? argc != known.arity : argc < -known.arity) {
-      return ctx.reply.Error("ERR wrong number of arguments for 'xinfo|" + std::string(known.name) +
-                             "' command");
-    }
-    return known.handler(ctx);
-  }
-  ctx.reply.Error("ERR unknown subcommand '" + std::string(sub.substr(0, 128)) +
-                  "'. Try XINFO HELP.");
-}
+void XInfo(CommandContext& ctx) { RunSubcommand(ctx, kXInfoSubcommands, "XINFO"); }
 
 }  // namespace
 

@@ -77,6 +77,8 @@ std::string FormatStreamId(const StreamId& id) {
 void ReplyStreamEntry(resp::ReplyWriter& reply, const StreamEntry& entry) {
   reply.ArrayHeader(2);
   reply.Bulk(FormatStreamId(entry.id));
+  // No fields: deleted since a group delivered it (a live entry has at least one).
+  if (entry.fields.empty()) return reply.NullArray();
   reply.ArrayHeader(entry.fields.size() * 2);
   for (const HashEntry& field : entry.fields) {
     reply.Bulk(field.field);

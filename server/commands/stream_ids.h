@@ -32,7 +32,8 @@ std::optional<StreamId> ParseRangeBound(std::string_view arg, RangeEnd end,
 
 std::string FormatStreamId(const StreamId& id);
 
-// An entry as Redis replies it: [id, [field, value, …]].
+// An entry as Redis replies it: [id, [field, value, …]]; [id, null] for one with no fields,
+// which is one deleted since its group delivered it (StreamGroupReadResult).
 void ReplyStreamEntry(resp::ReplyWriter& reply, const StreamEntry& entry);
 void ReplyStreamEntries(resp::ReplyWriter& reply, const std::vector<StreamEntry>& entries);
 

@@ -26,10 +26,14 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "cairn/fields.h"
 #include "cairn/result.h"
 #include "cairn/status.h"
+#include "cairn/stream_groups.h"
+#include "cairn/stream_types.h"
 
 namespace cairn {
 
@@ -130,17 +134,6 @@ enum class RenameOutcome {
   kTargetExists,  // only_if_absent was set and the target holds a live key.
 };
 
-// One field of a hash, to write.
-struct HashField {
-  std::string_view field;
-  std::string_view value;
-};
-
-struct HashEntry {
-  std::string field;
-  std::string value;
-};
-
 // A page of a hash's fields or a set's members.
 struct MemberScanRequest {
   // Where to resume: empty for the first call, then the cursor of the previous page.
@@ -231,95 +224,6 @@ struct ListPositionOptions {
   std::uint64_t count = 1;
   // Compare at most this many items (from where the walk starts); 0: all. Default: 0.
   std::uint64_t max_len = 0;
-};
-
-// A stream entry's id: milliseconds, then a sequence number among the entries of that
-// millisecond. Ids order a stream's entries; Redis writes them "ms-seq".
-struct StreamId {
-  std::uint64_t ms = 0;
-  std::uint64_t seq = 0;
-  friend auto operator<=>(const StreamId&, const StreamId&) = default;
-};
-
-inline constexpr StreamId kMaxStreamId{UINT64_MAX, UINT64_MAX};
-
-struct StreamEntry {
-  StreamId id;
-  // Its field-value pairs in the order added (a field may appear twice, as in Redis).
-  std::vector<HashEntry> fields;
-};
-
-// Which entries a trim removes, always the oldest first (Redis's MAXLEN and MINID).
-struct StreamTrimRule {
-  enum class By {
-    kNone,       // Trim nothing.
-    kMaxLength,  // Remove entries until at most max_length are left.
-    kMinId,      // Remove the entries whose ids are below min_id.
-  };
-  By by = By::kNone;
-  std::uint64_t max_length = 0;
-  StreamId min_id;
-  // Remove at most this many entries; 0: no bound (Redis's LIMIT).
-  std::uint64_t limit = 0;
-  // kMaxLength: trim only once more than `slack` entries are over max_length, then down to
-  // it. Redis's `~` lets a stream keep up to a node's worth (100) over; a slack does the same,
-  // so that a capped stream trims a batch now and then rather than an entry on every add.
-  std::uint64_t slack = 0;
-};
-
-struct StreamAddOptions {
-  enum class IdMode {
-    // The clock's milliseconds, or the last id's when the clock is behind them (ids never go
-    // back), with the next free sequence number.
-    kAuto,
-    // id.ms with the next free sequence number (Redis's "ms-*").
-    kAutoSequence,
-    // id as given; it must be above the stream's last id.
-    kExplicit,
-  };
-  IdMode id_mode = IdMode::kAuto;
-  StreamId id;
-  // Add nothing when the stream is absent (Redis's NOMKSTREAM). Default: create it.
-  bool only_if_exists = false;
-  // Applied after the entry is added (so MAXLEN 0 keeps no entry, not even the new one).
-  StreamTrimRule trim;
-};
-
-enum class StreamAddOutcome {
-  kAdded,
-  kNoStream,      // only_if_exists, and the stream is absent: nothing was written.
-  kIdTooSmall,    // The id is not above the stream's last id: nothing was written.
-  kIdZero,        // The id is 0-0, which no entry may have: nothing was written.
-  kIdsExhausted,  // The stream's last id is the greatest possible: nothing was written.
-  // kAutoSequence for the last id's millisecond, whose sequence numbers are all taken:
-  // nothing was written.
-  kSequenceExhausted,
-};
-
-struct StreamAddResult {
-  StreamAddOutcome outcome = StreamAddOutcome::kAdded;
-  StreamId id;  // The new entry's id, when added.
-};
-
-// Which entries StreamRange returns: ids first … last, both included.
-struct StreamRangeRequest {
-  StreamId first;
-  StreamId last = kMaxStreamId;
-  // Newest first.
-  bool reverse = false;
-  // At most this many; 0: all.
-  std::uint64_t count = 0;
-};
-
-// What a stream is, as Redis's XINFO STREAM reports it.
-struct StreamSummary {
-  std::uint64_t length = 0;
-  StreamId last_id;                 // The greatest id ever added (entries since deleted included).
-  StreamId first_id;                // The first entry's id; 0-0 when the stream is empty.
-  StreamId max_deleted_id;          // The greatest id StreamDelete removed; 0-0 if none.
-  std::uint64_t entries_added = 0;  // Entries ever added, deleted ones included.
-  std::optional<StreamEntry> first_entry;
-  std::optional<StreamEntry> last_entry;
 };
 
 class Records {
@@ -514,6 +418,64 @@ class Records {
   virtual Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) = 0;
   // The stream's summary, or nullopt when it is absent.
   virtual Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) = 0;
+
+  // Consumer groups of streams (stream_groups.h), each call one atomic step of Redis's group
+  // commands. A call on a key with no stream answers kNoStream, on a group the stream has not
+  // kNoGroup, having written nothing. Group and consumer names are binary, each at most
+  // kMaxKeyBytes. Costs: O(entries or ids handled) plus O(log n) per pending row; a group's
+  // state is deleted with its stream in O(1).
+
+  // Creates the group at `position`; with make_stream, creates an absent stream (empty)
+  // first.
+  virtual Result<StreamGroupOutcome> StreamGroupCreate(std::string_view key, std::string_view group,
+                                                       const StreamGroupPosition& position,
+                                                       bool make_stream) = 0;
+  // Moves the group's last delivered id (and entries-read count) to `position`.
+  virtual Result<StreamGroupOutcome> StreamGroupSetPosition(
+      std::string_view key, std::string_view group, const StreamGroupPosition& position) = 0;
+  // Deletes the group with its consumers and pending entries.
+  virtual Result<StreamGroupOutcome> StreamGroupDestroy(std::string_view key,
+                                                        std::string_view group) = 0;
+  // Adds a consumer with nothing pending.
+  virtual Result<StreamGroupOutcome> StreamConsumerCreate(std::string_view key,
+                                                          std::string_view group,
+                                                          std::string_view consumer) = 0;
+  // Deletes the consumer with its pending entries (no longer pending for anyone) and returns
+  // how many it had; 0 when it did not exist.
+  virtual Result<std::pair<StreamGroupOutcome, std::uint64_t>> StreamConsumerDelete(
+      std::string_view key, std::string_view group, std::string_view consumer) = 0;
+  // Redis's XREADGROUP on one stream: creates the consumer if new, then delivers as the
+  // request says, updating the group's position and pending entries.
+  virtual Result<StreamGroupReadResult> StreamReadGroup(std::string_view key,
+                                                        std::string_view group,
+                                                        std::string_view consumer,
+                                                        const StreamGroupReadRequest& request) = 0;
+  // Acknowledges the pending entries with these ids (no longer pending); returns how many were
+  // pending (an id given twice counts once). 0 when the stream or group is absent.
+  virtual Result<std::uint64_t> StreamAck(std::string_view key, std::string_view group,
+                                          std::span<const StreamId> ids) = 0;
+  // The summary of the group's pending entries (result.summary).
+  virtual Result<StreamPendingResult> StreamPendingSummarize(std::string_view key,
+                                                             std::string_view group) = 0;
+  // The group's pending entries the request selects (result.entries).
+  virtual Result<StreamPendingResult> StreamPendingRange(std::string_view key,
+                                                         std::string_view group,
+                                                         const StreamPendingRequest& request) = 0;
+  // Redis's XCLAIM. An id pending whose entry was deleted stops being pending.
+  virtual Result<StreamClaimResult> StreamClaim(std::string_view key, std::string_view group,
+                                                std::string_view consumer,
+                                                const StreamClaimRequest& request) = 0;
+  // Redis's XAUTOCLAIM. Pending ids whose entries were deleted stop being pending and are
+  // reported in result.deleted; each counts against request.count.
+  virtual Result<StreamClaimResult> StreamAutoClaim(std::string_view key, std::string_view group,
+                                                    std::string_view consumer,
+                                                    const StreamAutoClaimRequest& request) = 0;
+  // The stream's groups, by name; nullopt when the stream is absent.
+  virtual Result<std::optional<std::vector<StreamGroupInfo>>> StreamGroups(
+      std::string_view key) = 0;
+  // The group's consumers, by name.
+  virtual Result<StreamConsumersResult> StreamConsumers(std::string_view key,
+                                                        std::string_view group) = 0;
 };
 
 }  // namespace cairn

@@ -99,6 +99,35 @@ class Transaction final : public Records {
   Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) override;
   Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) override;
   Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) override;
+  Result<StreamGroupOutcome> StreamGroupCreate(std::string_view key, std::string_view group,
+                                               const StreamGroupPosition& position,
+                                               bool make_stream) override;
+  Result<StreamGroupOutcome> StreamGroupSetPosition(std::string_view key, std::string_view group,
+                                                    const StreamGroupPosition& position) override;
+  Result<StreamGroupOutcome> StreamGroupDestroy(std::string_view key,
+                                                std::string_view group) override;
+  Result<StreamGroupOutcome> StreamConsumerCreate(std::string_view key, std::string_view group,
+                                                  std::string_view consumer) override;
+  Result<std::pair<StreamGroupOutcome, std::uint64_t>> StreamConsumerDelete(
+      std::string_view key, std::string_view group, std::string_view consumer) override;
+  Result<StreamGroupReadResult> StreamReadGroup(std::string_view key, std::string_view group,
+                                                std::string_view consumer,
+                                                const StreamGroupReadRequest& request) override;
+  Result<std::uint64_t> StreamAck(std::string_view key, std::string_view group,
+                                  std::span<const StreamId> ids) override;
+  Result<StreamPendingResult> StreamPendingSummarize(std::string_view key,
+                                                     std::string_view group) override;
+  Result<StreamPendingResult> StreamPendingRange(std::string_view key, std::string_view group,
+                                                 const StreamPendingRequest& request) override;
+  Result<StreamClaimResult> StreamClaim(std::string_view key, std::string_view group,
+                                        std::string_view consumer,
+                                        const StreamClaimRequest& request) override;
+  Result<StreamClaimResult> StreamAutoClaim(std::string_view key, std::string_view group,
+                                            std::string_view consumer,
+                                            const StreamAutoClaimRequest& request) override;
+  Result<std::optional<std::vector<StreamGroupInfo>>> StreamGroups(std::string_view key) override;
+  Result<StreamConsumersResult> StreamConsumers(std::string_view key,
+                                                std::string_view group) override;
 
   // Makes every write of the transaction visible at once, durable as Options::durability says.
   // Fails with kFailedPrecondition if already committed or rolled back.

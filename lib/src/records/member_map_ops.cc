@@ -11,6 +11,7 @@
 #include "storage/key_codec.h"
 #include "storage/list_meta.h"
 #include "storage/member_key.h"
+#include "storage/member_tags.h"
 #include "storage/rocks_status.h"
 #include "storage/stream_meta.h"
 #include "storage/value_header.h"
@@ -274,9 +275,19 @@ Result<SetPage> ScanSet(Keyspace& ks, std::int64_t now_ms, std::string_view key,
 
 namespace {
 
-// A kind whose metadata starts with its version and whose members are rows of one tag.
+// Copies every member row of (from, version), of each tag a value of `type` has, under
+// (to, moved).
+Status CopyMembers(Rows& members, ValueType type, std::string_view from, std::uint64_t version,
+                   std::string_view to, std::uint64_t moved) {
+  for (RowTag tag : MemberTags(type)) {
+    CAIRN_RETURN_IF_ERROR(CopyRows(members, EncodeMemberPrefix(tag, from, version),
+                                   EncodeMemberPrefix(tag, to, moved), to));
+  }
+  return Status::Ok();
+}
+
+// A kind whose metadata starts with its version.
 struct SequenceKind {
-  RowTag tag;
   std::string_view noun;
   bool (*valid)(std::string_view payload);
 };
@@ -284,10 +295,9 @@ struct SequenceKind {
 std::optional<SequenceKind> SequenceKindOf(ValueType type) {
   switch (type) {
     case ValueType::kList:
-      return SequenceKind{RowTag::kListItem, "list",
-                          [](std::string_view p) { return DecodeListMeta(p).has_value(); }};
+      return SequenceKind{"list", [](std::string_view p) { return DecodeListMeta(p).has_value(); }};
     case ValueType::kStream:
-      return SequenceKind{RowTag::kStreamEntry, "stream",
+      return SequenceKind{"stream",
                           [](std::string_view p) { return DecodeStreamMeta(p).has_value(); }};
     default:
       return std::nullopt;
@@ -321,7 +331,7 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
   if (from == to) return RenameOutcome::kRenamed;
 
   if (const std::optional<SequenceKind> sequence = SequenceKindOf(header.type)) {
-    // A list's items and a stream's entries are member rows too: copied under a new version,
+    // A list's items and a stream's rows are member rows too: copied under a new version,
     // the rest of the metadata kept.
     std::string payload(Payload(stored));
     if (!sequence->valid(payload)) {
@@ -329,11 +339,10 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
                                 "' has unreadable metadata");
     }
     const std::uint64_t version = ReadBigEndian64(payload.data());
-    std::string moved_version;
     CAIRN_ASSIGN_OR_RETURN(std::uint64_t moved, ks.versions.Next());
+    CAIRN_RETURN_IF_ERROR(CopyMembers(ks.members, header.type, from, version, to, moved));
+    std::string moved_version;
     AppendBigEndian64(&moved_version, moved);
-    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members, EncodeMemberPrefix(sequence->tag, from, version),
-                                   EncodeMemberPrefix(sequence->tag, to, moved), to));
     payload.replace(0, moved_version.size(), moved_version);
     stored = EncodeValue(header.type, header.expires_at_ms, payload);
   } else if (const MapKind* kind = KindOf(header.type)) {
@@ -342,16 +351,10 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
       return Status::Corruption(std::string(kind->noun) + " '" + Printable(from) +
                                 "' has unreadable metadata");
     }
-    const std::string source = EncodeMemberPrefix(kind->tag, from, meta->version);
     CompositeMeta moved{0, meta->size};
     CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
-    const std::string target = EncodeMemberPrefix(kind->tag, to, moved.version);
-    CAIRN_RETURN_IF_ERROR(CopyRows(ks.members, source, target, to));
-    if (kind->index_tag) {
-      CAIRN_RETURN_IF_ERROR(CopyRows(ks.members,
-                                     EncodeMemberPrefix(*kind->index_tag, from, meta->version),
-                                     EncodeMemberPrefix(*kind->index_tag, to, moved.version), to));
-    }
+    CAIRN_RETURN_IF_ERROR(
+        CopyMembers(ks.members, header.type, from, meta->version, to, moved.version));
     stored = EncodeValue(header.type, header.expires_at_ms, EncodeCompositeMeta(moved));
   }
   s = ks.records.Write(to_row, stored);

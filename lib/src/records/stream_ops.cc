@@ -8,8 +8,9 @@
 #include <variant>
 
 #include "cairn/limits.h"
-#include "records/composite_row.h"
 #include "records/record_validation.h"
+#include "records/stream_entries.h"
+#include "records/stream_group_ops.h"
 #include "storage/key_codec.h"
 #include "storage/member_key.h"
 #include "storage/rocks_status.h"
@@ -27,97 +28,8 @@ constexpr StreamId kNoId{};
 // How many entries a trim collects before it removes them (bounds its memory).
 constexpr std::size_t kTrimChunk = 1024;
 
-// A stream's keyspace row, read (and, in a transaction, locked).
-using StreamState = CompositeState<StreamMeta>;
-
-Result<StreamState> Load(Rows& records, std::int64_t now_ms, std::string_view key) {
-  return LoadComposite<StreamMeta>(
-      records, now_ms, key, ValueType::kStream, "stream",
-      [](std::string_view payload) { return DecodeStreamMeta(payload); });
-}
-
-Status WriteMeta(Rows& records, std::string_view key, const StreamState& state,
-                 const StreamMeta& meta) {
-  rocksdb::Status s = records.Write(
-      state.row_key, EncodeValue(ValueType::kStream, state.expires_at_ms, EncodeStreamMeta(meta)));
-  if (s.ok()) return Status::Ok();
-  return FromRocks(s, "write stream '" + Printable(key) + "'");
-}
-
-// The id right after `id` (nullopt after the greatest).
-std::optional<StreamId> Successor(StreamId id) {
-  if (id.seq != UINT64_MAX) return StreamId{id.ms, id.seq + 1};
-  if (id.ms != UINT64_MAX) return StreamId{id.ms + 1, 0};
-  return std::nullopt;
-}
-
-// The entry rows of one incarnation of a stream, by id.
-class Entries {
- public:
-  Entries(Keyspace& ks, std::string_view key, std::uint64_t version)
-      : rows_(ks.members),
-        key_(key),
-        prefix_(EncodeMemberPrefix(RowTag::kStreamEntry, key, version)) {}
-
-  std::string Row(StreamId id) const {
-    std::string row = prefix_;
-    AppendStreamId(&row, id);
-    return row;
-  }
-
-  Status Write(StreamId id, std::span<const HashField> fields) {
-    return Written(
-        rows_.Write(Row(id), EncodeValue(ValueType::kMember, 0, EncodeStreamFields(fields))));
-  }
-
-  Status Remove(StreamId id) { return Written(rows_.Remove(Row(id))); }
-
-  Result<bool> Exists(StreamId id) {
-    std::string stored;
-    rocksdb::Status s = rows_.ReadUnlocked(Row(id), &stored);
-    if (s.IsNotFound()) return false;
-    if (!s.ok()) return FromRocks(s, "read an entry of stream '" + Printable(key_) + "'");
-    return true;
-  }
-
-  // Calls visit(id, stored row value) for the entries from `from` on (included), ascending,
-  // or descending when `reverse`, until visit returns false or the entries run out.
-  Status Walk(StreamId from, bool reverse,
-              const std::function<bool(StreamId, std::string_view)>& visit) {
-    std::unique_ptr<rocksdb::Iterator> it = rows_.NewPrefixIterator(prefix_);
-    reverse ? it->SeekForPrev(Row(from)) : it->Seek(Row(from));
-    for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
-      const std::string_view row(it->key().data(), it->key().size());
-      if (row.size() != prefix_.size() + kStreamIdBytes || !row.starts_with(prefix_)) break;
-      if (!visit(ReadStreamId(row.data() + prefix_.size()),
-                 std::string_view(it->value().data(), it->value().size()))) {
-        return Status::Ok();
-      }
-    }
-    return FromRocks(it->status(), "read the entries of stream '" + Printable(key_) + "'");
-  }
-
-  Result<StreamEntry> Decode(StreamId id, std::string_view stored) const {
-    CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
-    std::optional<std::vector<HashEntry>> fields = DecodeStreamFields(Payload(stored));
-    if (!fields) {
-      return Status::Corruption("stream '" + Printable(key_) + "' has an unreadable entry");
-    }
-    return StreamEntry{id, std::move(*fields)};
-  }
-
- private:
-  Status Written(const rocksdb::Status& s) const {
-    return s.ok() ? Status::Ok() : FromRocks(s, "write stream '" + Printable(key_) + "'");
-  }
-
-  Rows& rows_;
-  std::string_view key_;
-  std::string prefix_;
-};
-
 // The entries of request's range, in its order.
-Result<std::vector<StreamEntry>> Collect(Entries& entries, const StreamMeta& meta,
+Result<std::vector<StreamEntry>> Collect(StreamEntries& entries, const StreamMeta& meta,
                                          const StreamRangeRequest& request) {
   std::vector<StreamEntry> out;
   if (meta.length == 0 || request.first > request.last) return out;
@@ -140,7 +52,7 @@ Result<std::vector<StreamEntry>> Collect(Entries& entries, const StreamMeta& met
 }
 
 // The id of the first entry at or after `from`, or 0-0 when there is none.
-Result<StreamId> FirstFrom(Entries& entries, StreamId from) {
+Result<StreamId> FirstFrom(StreamEntries& entries, StreamId from) {
   StreamId first = kNoId;
   CAIRN_RETURN_IF_ERROR(entries.Walk(from, false, [&](StreamId id, std::string_view) {
     first = id;
@@ -150,7 +62,8 @@ Result<StreamId> FirstFrom(Entries& entries, StreamId from) {
 }
 
 // Removes the oldest entries as the rule says; returns how many.
-Result<std::uint64_t> TrimEntries(Entries& entries, StreamMeta& meta, const StreamTrimRule& rule) {
+Result<std::uint64_t> TrimEntries(StreamEntries& entries, StreamMeta& meta,
+                                  const StreamTrimRule& rule) {
   // Most trims find nothing to do; they are answered from the metadata, without a walk.
   switch (rule.by) {
     case StreamTrimRule::By::kNone:
@@ -242,7 +155,7 @@ std::variant<StreamId, StreamAddOutcome> NextId(const StreamAddOptions& options,
 Result<StreamAddResult> Add(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                             std::span<const HashField> fields, const StreamAddOptions& options) {
   CAIRN_RETURN_IF_ERROR(ValidateFields(fields));
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   StreamMeta meta;
   if (state.meta) {
     meta = *state.meta;
@@ -257,36 +170,36 @@ Result<StreamAddResult> Add(Keyspace& ks, std::int64_t now_ms, std::string_view 
     return StreamAddResult{*refused, kNoId};
   }
   const StreamId id = std::get<StreamId>(next);
-  Entries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta.version);
   CAIRN_RETURN_IF_ERROR(entries.Write(id, fields));
   if (meta.length == 0) meta.first_id = id;
   ++meta.length;
   ++meta.entries_added;
   meta.last_id = id;
   CAIRN_RETURN_IF_ERROR(TrimEntries(entries, meta, options.trim).status());
-  CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  CAIRN_RETURN_IF_ERROR(WriteStreamMeta(ks.records, key, state, meta));
   return StreamAddResult{StreamAddOutcome::kAdded, id};
 }
 
 Result<std::uint64_t> Length(Keyspace& ks, std::int64_t now_ms, std::string_view key) {
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   return state.meta ? state.meta->length : 0;
 }
 
 Result<std::vector<StreamEntry>> Range(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                                        const StreamRangeRequest& request) {
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::vector<StreamEntry>();
-  Entries entries(ks, key, state.meta->version);
+  StreamEntries entries(ks, key, state.meta->version);
   return Collect(entries, *state.meta, request);
 }
 
 Result<std::size_t> Delete(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                            std::span<const StreamId> ids) {
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::size_t{0};
   StreamMeta meta = *state.meta;
-  Entries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta.version);
   std::size_t removed = 0;
   bool first_gone = false;
   for (StreamId id : ids) {
@@ -304,29 +217,31 @@ Result<std::size_t> Delete(Keyspace& ks, std::int64_t now_ms, std::string_view k
   } else if (first_gone) {
     CAIRN_ASSIGN_OR_RETURN(meta.first_id, FirstFrom(entries, meta.first_id));
   }
-  CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  CAIRN_RETURN_IF_ERROR(WriteStreamMeta(ks.records, key, state, meta));
   return removed;
 }
 
 Result<std::uint64_t> Trim(Keyspace& ks, std::int64_t now_ms, std::string_view key,
                            const StreamTrimRule& rule) {
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::uint64_t{0};
   StreamMeta meta = *state.meta;
-  Entries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta.version);
   CAIRN_ASSIGN_OR_RETURN(std::uint64_t removed, TrimEntries(entries, meta, rule));
-  if (removed > 0) CAIRN_RETURN_IF_ERROR(WriteMeta(ks.records, key, state, meta));
+  if (removed > 0) CAIRN_RETURN_IF_ERROR(WriteStreamMeta(ks.records, key, state, meta));
   return removed;
 }
 
 Result<std::optional<StreamSummary>> Describe(Keyspace& ks, std::int64_t now_ms,
                                               std::string_view key) {
-  CAIRN_ASSIGN_OR_RETURN(StreamState state, Load(ks.records, now_ms, key));
+  CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::optional<StreamSummary>();
   const StreamMeta& meta = *state.meta;
-  StreamSummary summary{meta.length,        meta.last_id, meta.first_id, meta.max_deleted_id,
-                        meta.entries_added, std::nullopt, std::nullopt};
-  Entries entries(ks, key, meta.version);
+  StreamSummary summary{meta.length,         meta.last_id,       meta.first_id,
+                        meta.max_deleted_id, meta.entries_added, 0,
+                        std::nullopt,        std::nullopt};
+  CAIRN_ASSIGN_OR_RETURN(summary.groups, stream_group_ops::CountGroups(ks, key, meta.version));
+  StreamEntries entries(ks, key, meta.version);
   for (bool reverse : {false, true}) {
     StreamRangeRequest one;
     one.reverse = reverse;

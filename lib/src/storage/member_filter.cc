@@ -7,30 +7,12 @@
 #include "storage/key_codec.h"
 #include "storage/list_meta.h"
 #include "storage/member_key.h"
+#include "storage/member_tags.h"
 #include "storage/stream_meta.h"
 #include "storage/value_header.h"
 
 namespace cairn::internal {
 namespace {
-
-// The metadata type a member row's tag belongs to.
-std::optional<ValueType> OwnerType(RowTag tag) {
-  switch (tag) {
-    case RowTag::kHashField:
-      return ValueType::kHash;
-    case RowTag::kSetMember:
-      return ValueType::kSet;
-    case RowTag::kZSetMember:
-    case RowTag::kZSetScore:
-      return ValueType::kZSet;
-    case RowTag::kListItem:
-      return ValueType::kList;
-    case RowTag::kStreamEntry:
-      return ValueType::kStream;
-    default:
-      return std::nullopt;
-  }
-}
 
 class MemberFilter final : public rocksdb::CompactionFilter {
  public:

@@ -1,0 +1,338 @@
+#include "records/consumer_group.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "storage/member_key.h"
+#include "storage/rocks_status.h"
+#include "storage/value_header.h"
+#include "util/printable.h"
+#include "util/status_macros.h"
+
+namespace cairn::internal {
+namespace {
+
+// How many rows a walk reads before it visits them (bounds its memory).
+constexpr std::size_t kWalkChunk = 256;
+
+struct Row {
+  std::string key;
+  std::string value;
+};
+
+// Up to `limit` rows whose keys start with `prefix`, from `seek` on (included), ascending or
+// descending.
+Status CollectRows(Rows& rows, const std::string& prefix, const std::string& seek, bool reverse,
+                   std::size_t limit, std::vector<Row>* out) {
+  out->clear();
+  std::unique_ptr<rocksdb::Iterator> it = rows.NewPrefixIterator(prefix);
+  reverse ? it->SeekForPrev(seek) : it->Seek(seek);
+  for (; it->Valid() && out->size() < limit; reverse ? it->Prev() : it->Next()) {
+    if (!it->key().starts_with(prefix)) break;
+    out->push_back({it->key().ToString(), it->value().ToString()});
+  }
+  return FromRocks(it->status(), "read a consumer group");
+}
+
+// Calls visit(row) for the rows under `prefix` whose keys are prefix + `suffix_bytes` bytes
+// (any length: 0), from `seek` on, ascending or descending, until visit returns false or they
+// run out. Reads a chunk of rows at a time, with no iterator open while it visits them, so
+// visit may write rows (the next chunk is read from where the last one ended).
+Status WalkRows(Rows& rows, const std::string& prefix, std::string seek, bool reverse,
+                std::size_t suffix_bytes, const std::function<bool(const Row&)>& visit) {
+  std::vector<Row> chunk;
+  std::optional<std::string> last;  // The last row visited: a resumed read starts at it.
+  while (true) {
+    CAIRN_RETURN_IF_ERROR(CollectRows(rows, prefix, seek, reverse, kWalkChunk, &chunk));
+    for (const Row& row : chunk) {
+      if (last && row.key == *last) continue;
+      if (suffix_bytes != 0 && row.key.size() != prefix.size() + suffix_bytes) continue;
+      if (!visit(row)) return Status::Ok();
+    }
+    if (chunk.size() < kWalkChunk) return Status::Ok();
+    seek = chunk.back().key;
+    last = seek;
+  }
+}
+
+}  // namespace
+
+ConsumerGroup::ConsumerGroup(Keyspace& ks, std::string_view key, std::uint64_t version,
+                             std::string_view name, GroupRow row)
+    : members_(&ks.members), key_(key), version_(version), name_(name), row_(row) {}
+
+Result<std::optional<ConsumerGroup>> ConsumerGroup::Open(Keyspace& ks, std::string_view key,
+                                                         std::uint64_t version,
+                                                         std::string_view name) {
+  ConsumerGroup group(ks, key, version, name, GroupRow{});
+  std::string stored;
+  rocksdb::Status s = ks.members.ReadUnlocked(group.GroupRowKey(), &stored);
+  if (s.IsNotFound()) return std::optional<ConsumerGroup>();
+  if (!s.ok()) return group.Failed(s, "read");
+  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key).status());
+  std::optional<GroupRow> row = DecodeGroupRow(Payload(stored));
+  if (!row) {
+    return Status::Corruption("consumer group '" + Printable(name) + "' of stream '" +
+                              Printable(key) + "' is unreadable");
+  }
+  group.row_ = *row;
+  return std::optional<ConsumerGroup>(std::move(group));
+}
+
+ConsumerGroup ConsumerGroup::Create(Keyspace& ks, std::string_view key, std::uint64_t version,
+                                    std::string_view name, const GroupRow& row) {
+  return ConsumerGroup(ks, key, version, name, row);
+}
+
+Status ConsumerGroup::WalkGroups(
+    Keyspace& ks, std::string_view key, std::uint64_t version,
+    const std::function<bool(std::string_view, const GroupRow&)>& visit) {
+  const std::string prefix = EncodeMemberPrefix(RowTag::kStreamGroup, key, version);
+  Status decoded = Status::Ok();
+  CAIRN_RETURN_IF_ERROR(WalkRows(ks.members, prefix, prefix, false, 0, [&](const Row& row) {
+    const std::string_view name = std::string_view(row.key).substr(prefix.size());
+    std::optional<GroupRow> group;
+    if (DecodeHeader(row.value, key).ok()) group = DecodeGroupRow(Payload(row.value));
+    if (!group) {
+      decoded = Status::Corruption("consumer group '" + Printable(name) + "' of stream '" +
+                                   Printable(key) + "' is unreadable");
+      return false;
+    }
+    return visit(name, *group);
+  }));
+  return decoded;
+}
+
+std::string ConsumerGroup::GroupRowKey() const {
+  std::string out = EncodeMemberPrefix(RowTag::kStreamGroup, key_, version_);
+  out.append(name_);
+  return out;
+}
+
+std::string ConsumerGroup::ConsumerRowKey(std::string_view consumer) const {
+  std::string out = EncodeMemberPrefix(RowTag::kStreamConsumer, key_, version_);
+  AppendNamePart(&out, name_);
+  out.append(consumer);
+  return out;
+}
+
+std::string ConsumerGroup::PendingRowKey(StreamId id) const {
+  std::string out = EncodeMemberPrefix(RowTag::kStreamPending, key_, version_);
+  AppendNamePart(&out, name_);
+  AppendStreamId(&out, id);
+  return out;
+}
+
+std::string ConsumerGroup::ConsumerPendingPrefix(std::string_view consumer) const {
+  std::string out = EncodeMemberPrefix(RowTag::kStreamConsumerPending, key_, version_);
+  AppendNamePart(&out, name_);
+  AppendNamePart(&out, consumer);
+  return out;
+}
+
+Status ConsumerGroup::Failed(const rocksdb::Status& s, std::string_view what) const {
+  return FromRocks(s, std::string(what) + " consumer group '" + Printable(name_) + "' of stream '" +
+                          Printable(key_) + "'");
+}
+
+Result<ConsumerRow*> ConsumerGroup::FindConsumer(std::string_view consumer) {
+  auto it = consumers_.find(consumer);
+  if (it == consumers_.end()) {
+    CachedConsumer cached;
+    std::string stored;
+    rocksdb::Status s = members_->ReadUnlocked(ConsumerRowKey(consumer), &stored);
+    if (s.ok()) {
+      CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
+      cached.row = DecodeConsumerRow(Payload(stored));
+      if (!cached.row) {
+        return Status::Corruption("consumer '" + Printable(consumer) + "' of group '" +
+                                  Printable(name_) + "' is unreadable");
+      }
+    } else if (!s.IsNotFound()) {
+      return Failed(s, "read");
+    }
+    it = consumers_.emplace(std::string(consumer), std::move(cached)).first;
+  }
+  return it->second.row ? &*it->second.row : nullptr;
+}
+
+Result<ConsumerRow*> ConsumerGroup::Touch(std::string_view consumer, std::int64_t seen_at_ms,
+                                          bool* created) {
+  CAIRN_ASSIGN_OR_RETURN(ConsumerRow * row, FindConsumer(consumer));
+  CachedConsumer& cached = consumers_.find(consumer)->second;
+  if (created != nullptr) *created = row == nullptr;
+  if (row == nullptr) {
+    cached.row = ConsumerRow{};
+    ++row_.consumers;
+  }
+  cached.row->seen_at_ms = seen_at_ms;
+  cached.dirty = true;
+  return &*cached.row;
+}
+
+Result<std::uint64_t> ConsumerGroup::DeleteConsumer(std::string_view consumer) {
+  CAIRN_ASSIGN_OR_RETURN(ConsumerRow * row, FindConsumer(consumer));
+  if (row == nullptr) return std::uint64_t{0};
+  std::uint64_t removed = 0;
+  Status status = Status::Ok();
+  CAIRN_RETURN_IF_ERROR(WalkConsumerPending(consumer, StreamId{}, [&](StreamId id) {
+    Result<std::optional<PendingRow>> pending = GetPending(id);
+    status = pending.status();
+    if (status.ok() && *pending) status = RemovePending(id, **pending);
+    removed += status.ok() ? 1 : 0;
+    return status.ok();
+  }));
+  CAIRN_RETURN_IF_ERROR(status);
+  CachedConsumer& cached = consumers_.find(consumer)->second;
+  cached.row.reset();
+  cached.dirty = true;
+  row_.consumers -= std::min<std::uint64_t>(row_.consumers, 1);
+  return removed;
+}
+
+Result<std::optional<PendingRow>> ConsumerGroup::GetPending(StreamId id) {
+  std::string stored;
+  rocksdb::Status s = members_->ReadUnlocked(PendingRowKey(id), &stored);
+  if (s.IsNotFound()) return std::optional<PendingRow>();
+  if (!s.ok()) return Failed(s, "read");
+  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
+  std::optional<PendingRow> row = DecodePendingRow(Payload(stored));
+  if (!row) {
+    return Status::Corruption("a pending entry of group '" + Printable(name_) + "' of stream '" +
+                              Printable(key_) + "' is unreadable");
+  }
+  return row;
+}
+
+Status ConsumerGroup::AdjustConsumer(std::string_view consumer, bool add) {
+  CAIRN_ASSIGN_OR_RETURN(ConsumerRow * row, FindConsumer(consumer));
+  if (row == nullptr) return Status::Ok();  // Deleted with its pending rows already.
+  row->pending = add ? row->pending + 1 : row->pending - std::min<std::uint64_t>(row->pending, 1);
+  consumers_.find(consumer)->second.dirty = true;
+  return Status::Ok();
+}
+
+Status ConsumerGroup::SetPending(StreamId id, const PendingRow& row,
+                                 const std::optional<PendingRow>& old) {
+  rocksdb::Status s =
+      members_->Write(PendingRowKey(id), EncodeValue(ValueType::kMember, 0, EncodePendingRow(row)));
+  if (!s.ok()) return Failed(s, "write");
+  if (old && old->consumer == row.consumer) return Status::Ok();
+  std::string index = ConsumerPendingPrefix(row.consumer);
+  AppendStreamId(&index, id);
+  s = members_->Write(index, EncodeValue(ValueType::kMember, 0, ""));
+  if (!s.ok()) return Failed(s, "write");
+  CAIRN_RETURN_IF_ERROR(AdjustConsumer(row.consumer, true));
+  if (!old) {
+    ++row_.pending;
+    return Status::Ok();
+  }
+  std::string old_index = ConsumerPendingPrefix(old->consumer);
+  AppendStreamId(&old_index, id);
+  s = members_->Remove(old_index);
+  if (!s.ok()) return Failed(s, "write");
+  return AdjustConsumer(old->consumer, false);
+}
+
+Status ConsumerGroup::RemovePending(StreamId id, const PendingRow& old) {
+  rocksdb::Status s = members_->Remove(PendingRowKey(id));
+  if (!s.ok()) return Failed(s, "write");
+  std::string index = ConsumerPendingPrefix(old.consumer);
+  AppendStreamId(&index, id);
+  s = members_->Remove(index);
+  if (!s.ok()) return Failed(s, "write");
+  row_.pending -= std::min<std::uint64_t>(row_.pending, 1);
+  return AdjustConsumer(old.consumer, false);
+}
+
+Status ConsumerGroup::WalkPending(StreamId from, bool reverse,
+                                  const std::function<bool(StreamId, const PendingRow&)>& visit) {
+  std::string prefix = EncodeMemberPrefix(RowTag::kStreamPending, key_, version_);
+  AppendNamePart(&prefix, name_);
+  std::string seek = prefix;
+  AppendStreamId(&seek, from);
+  Status decoded = Status::Ok();
+  CAIRN_RETURN_IF_ERROR(
+      WalkRows(*members_, prefix, seek, reverse, kStreamIdBytes, [&](const Row& row) {
+        std::optional<PendingRow> pending;
+        if (DecodeHeader(row.value, key_).ok()) pending = DecodePendingRow(Payload(row.value));
+        if (!pending) {
+          decoded = Status::Corruption("a pending entry of group '" + Printable(name_) +
+                                       "' of stream '" + Printable(key_) + "' is unreadable");
+          return false;
+        }
+        return visit(ReadStreamId(row.key.data() + prefix.size()), *pending);
+      }));
+  return decoded;
+}
+
+Status ConsumerGroup::WalkConsumerPending(std::string_view consumer, StreamId from,
+                                          const std::function<bool(StreamId)>& visit) {
+  const std::string prefix = ConsumerPendingPrefix(consumer);
+  std::string seek = prefix;
+  AppendStreamId(&seek, from);
+  return WalkRows(*members_, prefix, seek, false, kStreamIdBytes, [&](const Row& row) {
+    return visit(ReadStreamId(row.key.data() + prefix.size()));
+  });
+}
+
+Status ConsumerGroup::WalkConsumers(
+    const std::function<bool(std::string_view, const ConsumerRow&)>& visit) {
+  std::string prefix = EncodeMemberPrefix(RowTag::kStreamConsumer, key_, version_);
+  AppendNamePart(&prefix, name_);
+  Status decoded = Status::Ok();
+  CAIRN_RETURN_IF_ERROR(WalkRows(*members_, prefix, prefix, false, 0, [&](const Row& row) {
+    const std::string_view consumer = std::string_view(row.key).substr(prefix.size());
+    // This operation's own changes, not yet saved, come first.
+    if (auto it = consumers_.find(consumer); it != consumers_.end() && it->second.dirty) {
+      return !it->second.row || visit(consumer, *it->second.row);
+    }
+    std::optional<ConsumerRow> decoded_row;
+    if (DecodeHeader(row.value, key_).ok()) decoded_row = DecodeConsumerRow(Payload(row.value));
+    if (!decoded_row) {
+      decoded = Status::Corruption("consumer '" + Printable(consumer) + "' of group '" +
+                                   Printable(name_) + "' is unreadable");
+      return false;
+    }
+    return visit(consumer, *decoded_row);
+  }));
+  return decoded;
+}
+
+Status ConsumerGroup::Save() {
+  rocksdb::Status s =
+      members_->Write(GroupRowKey(), EncodeValue(ValueType::kMember, 0, EncodeGroupRow(row_)));
+  if (!s.ok()) return Failed(s, "write");
+  for (auto& [consumer, cached] : consumers_) {
+    if (!cached.dirty) continue;
+    s = cached.row
+            ? members_->Write(ConsumerRowKey(consumer),
+                              EncodeValue(ValueType::kMember, 0, EncodeConsumerRow(*cached.row)))
+            : members_->Remove(ConsumerRowKey(consumer));
+    if (!s.ok()) return Failed(s, "write");
+    cached.dirty = false;
+  }
+  return Status::Ok();
+}
+
+Status ConsumerGroup::Destroy() {
+  for (RowTag tag :
+       {RowTag::kStreamConsumer, RowTag::kStreamPending, RowTag::kStreamConsumerPending}) {
+    std::string prefix = EncodeMemberPrefix(tag, key_, version_);
+    AppendNamePart(&prefix, name_);
+    rocksdb::Status s;
+    CAIRN_RETURN_IF_ERROR(WalkRows(*members_, prefix, prefix, false, 0, [&](const Row& row) {
+      s = members_->Remove(row.key);
+      return s.ok();
+    }));
+    if (!s.ok()) return Failed(s, "delete");
+  }
+  rocksdb::Status s = members_->Remove(GroupRowKey());
+  if (!s.ok()) return Failed(s, "delete");
+  consumers_.clear();
+  return Status::Ok();
+}
+
+}  // namespace cairn::internal

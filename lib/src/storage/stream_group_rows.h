@@ -1,0 +1,105 @@
+// The `members` rows of a stream's consumer groups, all under the stream's version (so that
+// deleting or expiring the stream drops them with its entries, member_tags.h):
+//
+//   kStreamGroup           · group                          → last id · entries read ·
+//                                                             pending · consumers
+//   kStreamConsumer        · group part · consumer          → seen at · pending
+//   kStreamPending         · group part · id                → delivered at · deliveries ·
+//                                                             consumer
+//   kStreamConsumerPending · group part · consumer part · id → (nothing)
+//
+// where a part is a big-endian 32-bit length and the name, so that one group's (or one
+// consumer's) rows share a prefix and sort by consumer name or by id. The pending rows by id
+// are the group's pending entries list; the rows by consumer index them per consumer. The
+// counters in the group and consumer rows are kept in step with those rows in the
+// transaction that changes them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "storage/big_endian.h"
+#include "storage/stream_meta.h"
+
+namespace cairn::internal {
+
+// A name as a length-prefixed part of a row key.
+inline void AppendNamePart(std::string* out, std::string_view name) {
+  AppendBigEndian32(out, static_cast<std::uint32_t>(name.size()));
+  out->append(name);
+}
+
+inline constexpr std::uint64_t kUnknownEntriesRead = UINT64_MAX;
+
+struct GroupRow {
+  StreamId last_id;
+  std::optional<std::uint64_t> entries_read;  // nullopt: unknown.
+  std::uint64_t pending = 0;
+  std::uint64_t consumers = 0;
+};
+
+inline std::string EncodeGroupRow(const GroupRow& row) {
+  std::string out;
+  out.reserve(kStreamIdBytes + 24);
+  AppendStreamId(&out, row.last_id);
+  AppendBigEndian64(&out, row.entries_read.value_or(kUnknownEntriesRead));
+  AppendBigEndian64(&out, row.pending);
+  AppendBigEndian64(&out, row.consumers);
+  return out;
+}
+
+inline std::optional<GroupRow> DecodeGroupRow(std::string_view payload) {
+  if (payload.size() != kStreamIdBytes + 24) return std::nullopt;
+  const char* p = payload.data();
+  GroupRow row;
+  row.last_id = ReadStreamId(p);
+  const std::uint64_t read = ReadBigEndian64(p + kStreamIdBytes);
+  if (read != kUnknownEntriesRead) row.entries_read = read;
+  row.pending = ReadBigEndian64(p + kStreamIdBytes + 8);
+  row.consumers = ReadBigEndian64(p + kStreamIdBytes + 16);
+  return row;
+}
+
+struct ConsumerRow {
+  std::int64_t seen_at_ms = 0;
+  std::uint64_t pending = 0;
+};
+
+inline std::string EncodeConsumerRow(const ConsumerRow& row) {
+  std::string out;
+  out.reserve(16);
+  AppendBigEndian64(&out, static_cast<std::uint64_t>(row.seen_at_ms));
+  AppendBigEndian64(&out, row.pending);
+  return out;
+}
+
+inline std::optional<ConsumerRow> DecodeConsumerRow(std::string_view payload) {
+  if (payload.size() != 16) return std::nullopt;
+  return ConsumerRow{static_cast<std::int64_t>(ReadBigEndian64(payload.data())),
+                     ReadBigEndian64(payload.data() + 8)};
+}
+
+struct PendingRow {
+  std::int64_t delivered_at_ms = 0;
+  std::uint64_t deliveries = 0;
+  std::string consumer;
+};
+
+inline std::string EncodePendingRow(const PendingRow& row) {
+  std::string out;
+  out.reserve(16 + row.consumer.size());
+  AppendBigEndian64(&out, static_cast<std::uint64_t>(row.delivered_at_ms));
+  AppendBigEndian64(&out, row.deliveries);
+  out.append(row.consumer);
+  return out;
+}
+
+inline std::optional<PendingRow> DecodePendingRow(std::string_view payload) {
+  if (payload.size() < 16) return std::nullopt;
+  return PendingRow{static_cast<std::int64_t>(ReadBigEndian64(payload.data())),
+                    ReadBigEndian64(payload.data() + 8), std::string(payload.substr(16))};
+}
+
+}  // namespace cairn::internal
