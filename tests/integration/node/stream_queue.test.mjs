@@ -126,7 +126,7 @@ async function retriesScenario(port) {
     }
     workers.forEach((w) => w.start());
 
-    await workers[3].finished;
+    await waitFor('c4 to die', () => !workers[3].running || workers[3].errors.length > 0);
     const held = [...workers[3].unacked];
     const survivors = workers.slice(0, 3);
     const broken = () => survivors.some((w) => w.errors.length > 0);
