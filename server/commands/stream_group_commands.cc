@@ -213,16 +213,22 @@ void XReadGroup(CommandContext& ctx) {
   command.timeout_ms = read->block_ms.value_or(0);
   command.attempt = [keys, ids, group, consumer, count, no_ack](
                         Records& data, resp::ReplyWriter& reply) -> Result<bool> {
-    // Every stream and id is checked before anything is read, in argument order.
+    auto no_group = [&](const std::string& key) {
+      reply.Error("NOGROUP No such key '" + key + "' or consumer group '" + group +
+                  "' in XREADGROUP with GROUP option");
+      return true;
+    };
+    // Every stream and id is checked before anything is read, in argument order. One stream
+    // with a good id needs no check of its own: its read finds what the check would.
+    const bool one_good_id =
+        keys.size() == 1 && (ids[0] == ">" || (ids[0] != "$" && ParseStreamId(ids[0])));
     std::vector<StreamGroupReadRequest> requests(keys.size());
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      StreamPendingRequest probe;  // Asks for nothing: answers whether key and group exist.
-      Result<StreamPendingResult> exists = data.StreamPendingRange(keys[k], group, probe);
-      if (!exists.ok()) return exists.status();
-      if (exists->outcome != StreamGroupOutcome::kDone) {
-        reply.Error("NOGROUP No such key '" + keys[k] + "' or consumer group '" + group +
-                    "' in XREADGROUP with GROUP option");
-        return true;
+      if (!one_good_id) {
+        StreamPendingRequest probe;  // Asks for nothing: answers whether key and group exist.
+        Result<StreamPendingResult> exists = data.StreamPendingRange(keys[k], group, probe);
+        if (!exists.ok()) return exists.status();
+        if (exists->outcome != StreamGroupOutcome::kDone) return no_group(keys[k]);
       }
       if (ids[k] == "$") {
         reply.Error(
@@ -249,6 +255,7 @@ void XReadGroup(CommandContext& ctx) {
       Result<StreamGroupReadResult> got =
           data.StreamReadGroup(keys[k], group, consumer, requests[k]);
       if (!got.ok()) return got.status();
+      if (got->outcome != StreamGroupOutcome::kDone) return no_group(keys[k]);
       // A history read always answers for its stream, even with nothing pending.
       if (!requests[k].new_entries || !got->entries.empty()) {
         served.emplace_back(k, std::move(got->entries));

@@ -56,7 +56,8 @@ class StreamGroupTest : public ::testing::Test {
     StreamAddOptions options;
     options.id_mode = StreamAddOptions::IdMode::kExplicit;
     options.id = {ms, 0};
-    const std::vector<HashField> fields{{"n", std::to_string(ms)}};
+    const std::string value = std::to_string(ms);  // Outlives the views in fields.
+    const std::vector<HashField> fields{{"n", value}};
     auto added = store_->StreamAdd(key, fields, options);
     EXPECT_TRUE(added.ok() && added->outcome == StreamAddOutcome::kAdded);
     return options.id;

@@ -216,6 +216,7 @@ Status ConsumerGroup::AdjustConsumer(std::string_view consumer, bool add) {
 
 Status ConsumerGroup::SetPending(StreamId id, const PendingRow& row,
                                  const std::optional<PendingRow>& old) {
+  row_.highest_pending = std::max(row_.highest_pending, id);
   rocksdb::Status s =
       members_->Write(PendingRowKey(id), EncodeValue(ValueType::kMember, 0, EncodePendingRow(row)));
   if (!s.ok()) return Failed(s, "write");

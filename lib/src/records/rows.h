@@ -151,7 +151,7 @@ class TransactionRows final : public Rows {
   rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
     // A key it has not written reads as the committed row, which the cache may hold.
-    if (cache_ != nullptr && written_.count(key.ToStringView()) == 0) {
+    if (Cached(key) && written_.count(key.ToStringView()) == 0) {
       return ReadCommitted(key, value);
     }
     return txn_->Get(read_options_, cf_, key, value);
@@ -192,7 +192,7 @@ class TransactionRows final : public Rows {
  private:
   rocksdb::Status LockedRead(const rocksdb::Slice& key, std::string* value, bool exclusive) {
     if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    if (cache_ == nullptr) return txn_->GetForUpdate(read_options_, cf_, key, value, exclusive);
+    if (!Cached(key)) return txn_->GetForUpdate(read_options_, cf_, key, value, exclusive);
     // GetForUpdate with no value only takes the lock.
     rocksdb::Status s =
         txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr), exclusive);
@@ -223,6 +223,10 @@ class TransactionRows final : public Rows {
     return ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
   }
 
+  bool Cached(const rocksdb::Slice& key) const {
+    return cache_ != nullptr && cache_->Caches(key.ToStringView());
+  }
+
   bool ReadBackLastWrite(const rocksdb::Slice& key, std::string* value) const {
     if (!last_put_ || key.ToStringView() != last_key_) return false;
     *value = last_value_;
@@ -233,7 +237,9 @@ class TransactionRows final : public Rows {
     // A key written again is already in the cache's bracket: its slot takes no fills until
     // FinishWrites, so there is nothing to drop again.
     if (wrote_ && key.ToStringView() == last_key_) return;
-    if (cache_ != nullptr) {
+    // Only the keys the cache keeps need its bracket, and a note that reads of them must look
+    // at this transaction's batch; reads of the others always go through the transaction.
+    if (Cached(key)) {
       open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
       written_.emplace(key.ToStringView());
     }

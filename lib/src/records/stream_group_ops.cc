@@ -237,7 +237,10 @@ Result<StreamGroupReadResult> Read(Keyspace& ks, std::int64_t now_ms, std::strin
       Advance(loaded.meta, g.row(), entry.id);
       if (request.no_ack) continue;
       // Pending already (the group's position was set back): it moves to this consumer.
-      CAIRN_ASSIGN_OR_RETURN(std::optional<PendingRow> old, g.GetPending(entry.id));
+      std::optional<PendingRow> old;
+      if (entry.id <= g.row().highest_pending) {
+        CAIRN_ASSIGN_OR_RETURN(old, g.GetPending(entry.id));
+      }
       CAIRN_RETURN_IF_ERROR(
           g.SetPending(entry.id, PendingRow{now_ms, 1, std::string(consumer)}, old));
     }

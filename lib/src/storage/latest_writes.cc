@@ -56,6 +56,7 @@ void Publish(rocksdb::WriteBatchWithIndex& indexed, rocksdb::ColumnFamilyHandle*
   std::unique_ptr<rocksdb::WBWIIterator> it(indexed.NewIterator(family));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const rocksdb::WriteEntry entry = it->Entry();
+    if (!cache.Caches(entry.key.ToStringView())) continue;  // Not even a copy of its value.
     if (entry.type == rocksdb::kPutRecord) {
       cache.Publish(entry.key.ToStringView(), entry.value.ToString());
     } else {

@@ -65,6 +65,9 @@ class RowCache {
   // the write-through that keeps a key a transaction wrote cached for its next reader.
   void Publish(std::string_view key, const std::optional<std::string>& row);
 
+  // Whether the cache keeps rows of `key` at all (its KeyFilter).
+  bool Caches(std::string_view key) const { return caches_ == nullptr || caches_(key); }
+
   // Brackets a write of `key`; EndWrite takes what BeginWrite returned. A key the cache does
   // not keep (KeyFilter) needs no bracket: neither call then does anything.
   std::size_t BeginWrite(std::string_view key);
@@ -105,8 +108,6 @@ class RowCache {
   // Adds (or replaces) a row, then evicts down to the budget. REQUIRES: shard.mu held.
   void InsertLocked(Shard& shard, Entry entry);
   void EraseLocked(Shard& shard, std::list<Entry>::iterator entry);
-
-  bool Caches(std::string_view key) const { return caches_ == nullptr || caches_(key); }
 
   const std::size_t shard_capacity_;
   const KeyFilter caches_;

@@ -2,7 +2,8 @@
 // deleting or expiring the stream drops them with its entries, member_tags.h):
 //
 //   kStreamGroup           · group                          → last id · entries read ·
-//                                                             pending · consumers
+//                                                             pending · consumers ·
+//                                                             highest pending id
 //   kStreamConsumer        · group part · consumer          → seen at · pending
 //   kStreamPending         · group part · id                → delivered at · deliveries ·
 //                                                             consumer
@@ -38,20 +39,27 @@ struct GroupRow {
   std::optional<std::uint64_t> entries_read;  // nullopt: unknown.
   std::uint64_t pending = 0;
   std::uint64_t consumers = 0;
+  // No id above this was ever pending in the group, so a delivery of a new entry above it
+  // need not look for a pending row to take over (there is one only after XGROUP SETID moved
+  // the group back, or XCLAIM FORCE claimed ahead of it).
+  StreamId highest_pending;
 };
+
+inline constexpr std::size_t kGroupRowBytes = 2 * kStreamIdBytes + 24;
 
 inline std::string EncodeGroupRow(const GroupRow& row) {
   std::string out;
-  out.reserve(kStreamIdBytes + 24);
+  out.reserve(kGroupRowBytes);
   AppendStreamId(&out, row.last_id);
   AppendBigEndian64(&out, row.entries_read.value_or(kUnknownEntriesRead));
   AppendBigEndian64(&out, row.pending);
   AppendBigEndian64(&out, row.consumers);
+  AppendStreamId(&out, row.highest_pending);
   return out;
 }
 
 inline std::optional<GroupRow> DecodeGroupRow(std::string_view payload) {
-  if (payload.size() != kStreamIdBytes + 24) return std::nullopt;
+  if (payload.size() != kGroupRowBytes) return std::nullopt;
   const char* p = payload.data();
   GroupRow row;
   row.last_id = ReadStreamId(p);
@@ -59,6 +67,7 @@ inline std::optional<GroupRow> DecodeGroupRow(std::string_view payload) {
   if (read != kUnknownEntriesRead) row.entries_read = read;
   row.pending = ReadBigEndian64(p + kStreamIdBytes + 8);
   row.consumers = ReadBigEndian64(p + kStreamIdBytes + 16);
+  row.highest_pending = ReadStreamId(p + kStreamIdBytes + 24);
   return row;
 }
 
