@@ -95,8 +95,8 @@ Result<bool> CheckExistingColumnFamilies(const rocksdb::DBOptions& db_options,
 
 // The rows read by key, which the row cache keeps: all but a sorted set's score index and a
 // stream's entries, which are walked in order (a stream entry is read by key only by XDEL),
-// and a consumer group's pending rows and their index by consumer, each written once on
-// delivery, read once on acknowledgement and deleted. Caching those would cost every write of
+// and a consumer group's pending rows, each written once on delivery, read once on
+// acknowledgement and deleted. Caching those would cost every write of
 // them a cache update and push out rows that are read again.
 bool PointReadRow(std::string_view key) {
   if (key.empty()) return true;
@@ -104,7 +104,6 @@ bool PointReadRow(std::string_view key) {
     case RowTag::kZSetScore:
     case RowTag::kStreamEntry:
     case RowTag::kStreamPending:
-    case RowTag::kStreamConsumerPending:
       return false;
     default:
       return true;

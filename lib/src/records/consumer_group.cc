@@ -125,13 +125,6 @@ std::string ConsumerGroup::PendingRowKey(StreamId id) const {
   return out;
 }
 
-std::string ConsumerGroup::ConsumerPendingPrefix(std::string_view consumer) const {
-  std::string out = EncodeMemberPrefix(RowTag::kStreamConsumerPending, key_, version_);
-  AppendNamePart(&out, name_);
-  AppendNamePart(&out, consumer);
-  return out;
-}
-
 Status ConsumerGroup::Failed(const rocksdb::Status& s, std::string_view what) const {
   return FromRocks(s, std::string(what) + " consumer group '" + Printable(name_) + "' of stream '" +
                           Printable(key_) + "'");
@@ -177,13 +170,12 @@ Result<std::uint64_t> ConsumerGroup::DeleteConsumer(std::string_view consumer) {
   if (row == nullptr) return std::uint64_t{0};
   std::uint64_t removed = 0;
   Status status = Status::Ok();
-  CAIRN_RETURN_IF_ERROR(WalkConsumerPending(consumer, StreamId{}, [&](StreamId id) {
-    Result<std::optional<PendingRow>> pending = GetPending(id);
-    status = pending.status();
-    if (status.ok() && *pending) status = RemovePending(id, **pending);
-    removed += status.ok() ? 1 : 0;
-    return status.ok();
-  }));
+  CAIRN_RETURN_IF_ERROR(
+      WalkConsumerPending(consumer, StreamId{}, [&](StreamId id, const PendingRow& pending) {
+        status = RemovePending(id, pending);
+        removed += status.ok() ? 1 : 0;
+        return status.ok();
+      }));
   CAIRN_RETURN_IF_ERROR(status);
   CachedConsumer& cached = consumers_.find(consumer)->second;
   cached.row.reset();
@@ -221,28 +213,16 @@ Status ConsumerGroup::SetPending(StreamId id, const PendingRow& row,
       members_->Write(PendingRowKey(id), EncodeValue(ValueType::kMember, 0, EncodePendingRow(row)));
   if (!s.ok()) return Failed(s, "write");
   if (old && old->consumer == row.consumer) return Status::Ok();
-  std::string index = ConsumerPendingPrefix(row.consumer);
-  AppendStreamId(&index, id);
-  s = members_->Write(index, EncodeValue(ValueType::kMember, 0, ""));
-  if (!s.ok()) return Failed(s, "write");
   CAIRN_RETURN_IF_ERROR(AdjustConsumer(row.consumer, true));
   if (!old) {
     ++row_.pending;
     return Status::Ok();
   }
-  std::string old_index = ConsumerPendingPrefix(old->consumer);
-  AppendStreamId(&old_index, id);
-  s = members_->Remove(old_index);
-  if (!s.ok()) return Failed(s, "write");
   return AdjustConsumer(old->consumer, false);
 }
 
 Status ConsumerGroup::RemovePending(StreamId id, const PendingRow& old) {
   rocksdb::Status s = members_->Remove(PendingRowKey(id));
-  if (!s.ok()) return Failed(s, "write");
-  std::string index = ConsumerPendingPrefix(old.consumer);
-  AppendStreamId(&index, id);
-  s = members_->Remove(index);
   if (!s.ok()) return Failed(s, "write");
   row_.pending -= std::min<std::uint64_t>(row_.pending, 1);
   return AdjustConsumer(old.consumer, false);
@@ -269,13 +249,20 @@ Status ConsumerGroup::WalkPending(StreamId from, bool reverse,
   return decoded;
 }
 
-Status ConsumerGroup::WalkConsumerPending(std::string_view consumer, StreamId from,
-                                          const std::function<bool(StreamId)>& visit) {
-  const std::string prefix = ConsumerPendingPrefix(consumer);
-  std::string seek = prefix;
-  AppendStreamId(&seek, from);
-  return WalkRows(*members_, prefix, seek, false, kStreamIdBytes, [&](const Row& row) {
-    return visit(ReadStreamId(row.key.data() + prefix.size()));
+Status ConsumerGroup::WalkConsumerPending(
+    std::string_view consumer, StreamId from,
+    const std::function<bool(StreamId, const PendingRow&)>& visit) {
+  CAIRN_ASSIGN_OR_RETURN(ConsumerRow * row, FindConsumer(consumer));
+  if (row == nullptr || row->pending == 0) return Status::Ok();
+  // The consumer's entries are found among the group's (there is no index by consumer: it
+  // cost more on every delivery and acknowledgement than it saved here). A walk from the
+  // first id ends at the last of them, which the consumer's pending count tells.
+  const bool from_start = from <= StreamId{0, 1};  // No entry has the id 0-0.
+  std::uint64_t left = row->pending;
+  return WalkPending(from, false, [&](StreamId id, const PendingRow& pending) {
+    if (pending.consumer != consumer) return true;
+    const bool more = visit(id, pending);
+    return more && (!from_start || --left > 0);
   });
 }
 
@@ -319,8 +306,7 @@ Status ConsumerGroup::Save() {
 }
 
 Status ConsumerGroup::Destroy() {
-  for (RowTag tag :
-       {RowTag::kStreamConsumer, RowTag::kStreamPending, RowTag::kStreamConsumerPending}) {
+  for (RowTag tag : {RowTag::kStreamConsumer, RowTag::kStreamPending}) {
     std::string prefix = EncodeMemberPrefix(tag, key_, version_);
     AppendNamePart(&prefix, name_);
     rocksdb::Status s;

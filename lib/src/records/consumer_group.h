@@ -60,10 +60,11 @@ class ConsumerGroup {
   // visits, so visit may change pending rows.
   Status WalkPending(StreamId from, bool reverse,
                      const std::function<bool(StreamId, const PendingRow&)>& visit);
-  // Calls visit(id) for the consumer's pending ids from `from` on (included), ascending, until
-  // visit returns false or they run out; may change pending rows, as WalkPending.
+  // Calls visit(id, pending row) for the consumer's pending entries from `from` on (included),
+  // ascending, until visit returns false or they run out; may change pending rows, as
+  // WalkPending. Walks the group's pending entries up to the consumer's last one.
   Status WalkConsumerPending(std::string_view consumer, StreamId from,
-                             const std::function<bool(StreamId)>& visit);
+                             const std::function<bool(StreamId, const PendingRow&)>& visit);
   // Calls visit(name, row) for every consumer, by name.
   Status WalkConsumers(const std::function<bool(std::string_view, const ConsumerRow&)>& visit);
 
@@ -79,7 +80,6 @@ class ConsumerGroup {
   std::string GroupRowKey() const;
   std::string ConsumerRowKey(std::string_view consumer) const;
   std::string PendingRowKey(StreamId id) const;
-  std::string ConsumerPendingPrefix(std::string_view consumer) const;
   Status AdjustConsumer(std::string_view consumer, bool add);
   Status Failed(const rocksdb::Status& s, std::string_view what) const;
 

@@ -248,23 +248,23 @@ Result<StreamGroupReadResult> Read(Keyspace& ks, std::int64_t now_ms, std::strin
     const std::optional<StreamId> from = Successor(request.after);
     Status status = Status::Ok();
     if (from) {
-      CAIRN_RETURN_IF_ERROR(g.WalkConsumerPending(consumer, *from, [&](StreamId id) {
-        Result<std::optional<StreamEntry>> entry = entries.Get(id);
-        Result<std::optional<PendingRow>> pending = g.GetPending(id);
-        status = !entry.ok() ? entry.status() : pending.status();
-        if (!status.ok()) return false;
-        if (*entry && *pending) {
-          // Delivered again: its delivery time and count say so.
-          PendingRow again = **pending;
-          again.delivered_at_ms = now_ms;
-          ++again.deliveries;
-          status = g.SetPending(id, again, *pending);
-          out.entries.push_back(std::move(**entry));
-        } else {
-          out.entries.push_back(StreamEntry{id, {}});  // Deleted from the stream since.
-        }
-        return status.ok() && (request.count == 0 || out.entries.size() < request.count);
-      }));
+      CAIRN_RETURN_IF_ERROR(
+          g.WalkConsumerPending(consumer, *from, [&](StreamId id, const PendingRow& row) {
+            Result<std::optional<StreamEntry>> entry = entries.Get(id);
+            status = entry.status();
+            if (!status.ok()) return false;
+            if (*entry) {
+              // Delivered again: its delivery time and count say so.
+              PendingRow again = row;
+              again.delivered_at_ms = now_ms;
+              ++again.deliveries;
+              status = g.SetPending(id, again, row);
+              out.entries.push_back(std::move(**entry));
+            } else {
+              out.entries.push_back(StreamEntry{id, {}});  // Deleted from the stream since.
+            }
+            return status.ok() && (request.count == 0 || out.entries.size() < request.count);
+          }));
     }
     CAIRN_RETURN_IF_ERROR(status);
   }
@@ -336,14 +336,7 @@ Result<StreamPendingResult> Pending(Keyspace& ks, std::int64_t now_ms, std::stri
   }
   CAIRN_ASSIGN_OR_RETURN(ConsumerRow * consumer, g.FindConsumer(*request.consumer));
   if (consumer == nullptr) return out;
-  Status status = Status::Ok();
-  CAIRN_RETURN_IF_ERROR(g.WalkConsumerPending(*request.consumer, request.first, [&](StreamId id) {
-    Result<std::optional<PendingRow>> row = g.GetPending(id);
-    status = row.status();
-    if (!status.ok()) return false;
-    return !*row || take(id, **row);  // No row: the index is ahead of it; skip.
-  }));
-  CAIRN_RETURN_IF_ERROR(status);
+  CAIRN_RETURN_IF_ERROR(g.WalkConsumerPending(*request.consumer, request.first, take));
   return out;
 }
 

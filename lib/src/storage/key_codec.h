@@ -31,11 +31,10 @@ enum class RowTag : char {
   kListItem = 'L',     // a list's item: its index (list_meta.h) → its value
   kStreamEntry = 'X',  // a stream's entry: its id (stream_meta.h) → its fields
   // a stream's consumer groups (stream_group_rows.h): each group, each group's consumers,
-  // its pending entries by id, and each consumer's pending entries by id.
+  // and its pending entries by id.
   kStreamGroup = 'G',
   kStreamConsumer = 'C',
   kStreamPending = 'P',
-  kStreamConsumerPending = 'Q',
 };
 
 inline std::string EncodeRowKey(RowTag tag, std::string_view user_key) {

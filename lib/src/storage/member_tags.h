@@ -27,7 +27,6 @@ inline std::optional<ValueType> OwnerType(RowTag tag) {
     case RowTag::kStreamGroup:
     case RowTag::kStreamConsumer:
     case RowTag::kStreamPending:
-    case RowTag::kStreamConsumerPending:
       return ValueType::kStream;
     default:
       return std::nullopt;
@@ -41,8 +40,7 @@ inline std::span<const RowTag> MemberTags(ValueType type) {
   static constexpr RowTag kZSet[] = {RowTag::kZSetMember, RowTag::kZSetScore};
   static constexpr RowTag kList[] = {RowTag::kListItem};
   static constexpr RowTag kStream[] = {RowTag::kStreamEntry, RowTag::kStreamGroup,
-                                       RowTag::kStreamConsumer, RowTag::kStreamPending,
-                                       RowTag::kStreamConsumerPending};
+                                       RowTag::kStreamConsumer, RowTag::kStreamPending};
   switch (type) {
     case ValueType::kHash:
       return kHash;

@@ -7,13 +7,13 @@
 //   kStreamConsumer        · group part · consumer          → seen at · pending
 //   kStreamPending         · group part · id                → delivered at · deliveries ·
 //                                                             consumer
-//   kStreamConsumerPending · group part · consumer part · id → (nothing)
 //
-// where a part is a big-endian 32-bit length and the name, so that one group's (or one
-// consumer's) rows share a prefix and sort by consumer name or by id. The pending rows by id
-// are the group's pending entries list; the rows by consumer index them per consumer. The
-// counters in the group and consumer rows are kept in step with those rows in the
-// transaction that changes them.
+// where a part is a big-endian 32-bit length and the name, so that one group's rows share a
+// prefix and sort by consumer name or by id. The pending rows are the group's pending entries
+// list; a consumer's are found among them (an index by consumer, a row per entry written on
+// delivery and deleted on acknowledgement, cost a third of the CPU of a delivery and its
+// acknowledgement). The counters in the group and consumer rows are kept in step with the
+// pending rows in the transaction that changes them.
 #pragma once
 
 #include <cstdint>
