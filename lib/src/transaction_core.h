@@ -13,8 +13,10 @@
 namespace cairn::internal {
 
 // True when the transaction wrote nothing, so committing it would only cost a WAL write.
+// Counted in its batch: member rows are written there directly (RowLocking), which RocksDB's
+// own write counters do not see.
 inline bool HasNoWrites(rocksdb::Transaction& txn) {
-  return txn.GetNumPuts() == 0 && txn.GetNumDeletes() == 0 && txn.GetNumMerges() == 0;
+  return txn.GetWriteBatch()->GetWriteBatch()->Count() == 0;
 }
 
 // Commits txn (only the newest write of each key: latest_writes.h), or just releases its

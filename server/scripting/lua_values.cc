@@ -282,6 +282,17 @@ bool WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_r
 }
 
 std::string FormatArgNumber(double n) {
+  // Most numbers a script passes are whole (timestamps, counts, scores): below 2^53 "%.17g"
+  // prints them as their plain digits, which to_chars writes without parsing a format. (-0
+  // keeps its sign under "%.17g", so it takes the general path.)
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  if (n > -kExactIntegers && n < kExactIntegers && n == std::trunc(n) &&
+      !(n == 0 && std::signbit(n))) {
+    char digits[24];
+    const std::to_chars_result end =
+        std::to_chars(digits, digits + sizeof digits, static_cast<std::int64_t>(n));
+    return std::string(digits, end.ptr);
+  }
   char buf[32];
   const int len = std::snprintf(buf, sizeof buf, "%.17g", n);
   return std::string(buf, static_cast<std::size_t>(len));

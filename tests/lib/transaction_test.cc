@@ -139,6 +139,30 @@ TEST_F(TransactionTest, SavePointTakesBackTheWritesSinceIt) {
   EXPECT_TRUE(store_->Set("undone", "other").ok());
 }
 
+// A hash's field rows are written into the transaction's batch without a lock of their own
+// (the hash's metadata row guards them): a write of nothing but such rows still commits, and
+// a rollback to a save point still takes them back.
+TEST_F(TransactionTest, HashFieldWritesCommitAndRollBackLikeOtherWrites) {
+  Open(/*lock_timeout_ms=*/1);
+  const HashField initial[] = {{"f", "1"}, {"g", "1"}};
+  ASSERT_TRUE(store_->HashSet("h", initial).ok());
+  auto txn = Begin();
+  const HashField changed{"f", "2"};  // An existing field: only its row is written.
+  ASSERT_EQ(*txn->HashSet("h", {&changed, 1}), 0u);
+  txn->SetSavePoint();
+  const HashField undone[] = {{"g", "3"}, {"new", "4"}};
+  ASSERT_EQ(*txn->HashSet("h", undone), 1u);
+  ASSERT_TRUE(txn->RollbackToSavePoint().ok());
+  EXPECT_EQ(*txn->HashGet("h", "g"), "1");
+  EXPECT_EQ(*txn->HashGet("h", "new"), std::nullopt);
+  EXPECT_EQ(*txn->HashLength("h"), 2u);
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(*store_->HashGet("h", "f"), "2");
+  EXPECT_EQ(*store_->HashGet("h", "g"), "1");
+  EXPECT_EQ(*store_->HashGet("h", "new"), std::nullopt);
+  EXPECT_EQ(*store_->HashLength("h"), 2u);
+}
+
 std::uint64_t MemtableEntries(Store& store) {
   Result<std::uint64_t> entries = testing::KeyspaceMemtableEntries(store);
   EXPECT_TRUE(entries.ok()) << entries.status().ToString();

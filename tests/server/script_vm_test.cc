@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,20 @@ TEST(LuaValuesTest, NumbersConvertAsRedisConvertsThem) {
   EXPECT_EQ(FormatArgNumber(-2.5), "-2.5");
   EXPECT_EQ(FormatArgNumber(0.1), "0.10000000000000001");
   EXPECT_EQ(FormatArgNumber(1e20), "1e+20");
+  // Whole numbers take a shortcut that must print exactly what "%.17g" prints.
+  EXPECT_EQ(FormatArgNumber(0), "0");
+  EXPECT_EQ(FormatArgNumber(-0.0), "-0");
+  EXPECT_EQ(FormatArgNumber(-7), "-7");
+  EXPECT_EQ(FormatArgNumber(1796117644659), "1796117644659");
+  EXPECT_EQ(FormatArgNumber(9007199254740991), "9007199254740991");
+  EXPECT_EQ(FormatArgNumber(-9007199254740991), "-9007199254740991");
+  EXPECT_EQ(FormatArgNumber(9007199254740992), "9007199254740992");
+  EXPECT_EQ(FormatArgNumber(1e17), "1e+17");
+  for (double n : {1.0, 12345.0, 1e15, 4503599627370497.0, -999999999999.0}) {
+    char expected[32];
+    std::snprintf(expected, sizeof expected, "%.17g", n);
+    EXPECT_EQ(FormatArgNumber(n), expected) << n;
+  }
   EXPECT_EQ(NumberToReplyInteger(3.99), 3);
   EXPECT_EQ(NumberToReplyInteger(-3.99), -3);
   EXPECT_EQ(NumberToReplyInteger(1e30), INT64_MIN);

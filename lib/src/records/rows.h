@@ -115,6 +115,9 @@ enum class RowLocking {
   // rows, list items, stream entries): every operation on a value first locks its metadata
   // row exclusively (ReadCompositeRow), and no writer reaches a member row another way, so
   // that lock guards them all and a lock per member row would only cost lock-table work.
+  // Their writes go straight into the transaction's indexed batch: RocksDB's "untracked"
+  // writes still lock each key in a pessimistic transaction (and unlock it at the end). A
+  // rollback to a save point undoes them with the rest of the batch.
   kGuardedByMetadata,
 };
 
@@ -159,7 +162,7 @@ class TransactionRows final : public Rows {
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
     NoteWrite(key);
     rocksdb::Status s =
-        lock_writes_ ? txn_->Put(cf_, key, value) : txn_->PutUntracked(cf_, key, value);
+        lock_writes_ ? txn_->Put(cf_, key, value) : txn_->GetWriteBatch()->Put(cf_, key, value);
     last_put_ = s.ok();
     if (last_put_) last_value_.assign(value.data(), value.size());
     return s;
@@ -167,7 +170,7 @@ class TransactionRows final : public Rows {
   rocksdb::Status Remove(const rocksdb::Slice& key) override {
     NoteWrite(key);
     last_put_ = false;
-    return lock_writes_ ? txn_->Delete(cf_, key) : txn_->DeleteUntracked(cf_, key);
+    return lock_writes_ ? txn_->Delete(cf_, key) : txn_->GetWriteBatch()->Delete(cf_, key);
   }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {

@@ -9,7 +9,7 @@ RowCache::RowCache(std::size_t capacity_bytes, KeyFilter caches)
 
 RowCache::Place RowCache::PlaceOf(std::string_view key) {
   const std::uint64_t hash = XXH3_64bits(key.data(), key.size());
-  return {hash % kShards, (hash / kShards) % kSlotsPerShard};
+  return {hash % kShards, (hash / kShards) % kSlotsPerShard, hash};
 }
 
 std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key, Miss* miss) {
@@ -20,19 +20,18 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
   const Place place = PlaceOf(key);
   Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  auto found = shard.index.find(key);
-  if (found != shard.index.end()) {
-    shard.lru.splice(shard.lru.begin(), shard.lru, found->second);
-    return found->second->row;
+  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(place.hash, key)) {
+    shard.lru.splice(shard.lru.begin(), shard.lru, *found);
+    return (*found)->row;
   }
-  *miss = Miss{place.shard, place.slot, shard.generation[place.slot],
+  *miss = Miss{place.shard, place.slot, shard.generation[place.slot], place.hash,
                shard.open_writes[place.slot] == 0};
   return std::nullopt;
 }
 
 void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row) {
   if (!miss.fillable) return;
-  Entry entry{std::string(key), row};
+  Entry entry{miss.hash, std::string(key), row};
   if (!Keepable(entry)) return;
   Shard& shard = shards_[miss.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
@@ -47,9 +46,10 @@ void RowCache::Publish(std::string_view key, const std::optional<std::string>& r
   // EndWrite that closes it moves the generation on. A row too large to keep is simply not
   // kept: the caller's BeginWrite already dropped the key.
   if (!Caches(key)) return;
-  Entry entry{std::string(key), row};
+  const Place place = PlaceOf(key);
+  Entry entry{place.hash, std::string(key), row};
   if (!Keepable(entry)) return;
-  Shard& shard = shards_[PlaceOf(key).shard];
+  Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
   InsertLocked(shard, std::move(entry));
 }
@@ -61,8 +61,9 @@ std::size_t RowCache::BeginWrite(std::string_view key) {
   std::lock_guard<std::mutex> lock(shard.mu);
   ++shard.open_writes[place.slot];
   ++shard.generation[place.slot];
-  auto found = shard.index.find(key);
-  if (found != shard.index.end()) EraseLocked(shard, found->second);
+  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(place.hash, key)) {
+    EraseLocked(shard, *found);
+  }
   return place.shard * kSlotsPerShard + place.slot;
 }
 
@@ -80,17 +81,18 @@ bool RowCache::Keepable(const Entry& entry) const {
 }
 
 void RowCache::InsertLocked(Shard& shard, Entry entry) {
-  auto found = shard.index.find(entry.key);
-  if (found != shard.index.end()) EraseLocked(shard, found->second);
+  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(entry.hash, entry.key)) {
+    EraseLocked(shard, *found);
+  }
   shard.bytes += entry.Bytes();
   shard.lru.push_front(std::move(entry));
-  shard.index.emplace(shard.lru.front().key, shard.lru.begin());
+  shard.index.Insert(shard.lru.front().hash, shard.lru.begin());
   while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
 }
 
 void RowCache::EraseLocked(Shard& shard, std::list<Entry>::iterator entry) {
   shard.bytes -= entry->Bytes();
-  shard.index.erase(std::string_view(entry->key));
+  shard.index.Erase(entry->hash, entry->key);
   shard.lru.erase(entry);
 }
 

@@ -29,7 +29,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include "storage/row_index.h"
 
 namespace cairn::internal {
 
@@ -49,6 +50,7 @@ class RowCache {
     std::size_t shard = 0;
     std::size_t slot = 0;
     std::uint64_t generation = 0;
+    std::uint64_t hash = 0;
     bool fillable = false;
   };
 
@@ -86,14 +88,15 @@ class RowCache {
   static constexpr std::size_t kEntryOverhead = 128;
 
   struct Entry {
+    std::uint64_t hash;  // Of key: where the index keeps it.
     std::string key;
     std::optional<std::string> row;
     std::size_t Bytes() const { return key.size() + (row ? row->size() : 0) + kEntryOverhead; }
   };
   struct Shard {
     std::mutex mu;
-    std::list<Entry> lru;  // Most recently used first.
-    std::unordered_map<std::string_view, std::list<Entry>::iterator> index;  // Keys in lru.
+    std::list<Entry> lru;                        // Most recently used first.
+    RowIndex<std::list<Entry>::iterator> index;  // Keys in lru.
     std::size_t bytes = 0;
     std::array<std::uint64_t, kSlotsPerShard> generation{};
     std::array<std::uint32_t, kSlotsPerShard> open_writes{};
@@ -101,6 +104,7 @@ class RowCache {
   struct Place {
     std::size_t shard;
     std::size_t slot;
+    std::uint64_t hash;
   };
 
   static Place PlaceOf(std::string_view key);
