@@ -27,34 +27,13 @@ import { RedisStorageAdapter } from '@node-idempotency/storage-adapter-redis';
 import { makeIdempotent, IdempotencyConfig, IdempotencyValidationError,
   IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
 import { CachePersistenceLayer } from '@aws-lambda-powertools/idempotency/cache';
-import { startServer, startRedis } from './servers.mjs';
+import { onBothServers } from './servers.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'cairn-scripting-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const host = '127.0.0.1';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const servers = { 'redis-server': startRedis, 'cairn-server': (dir) => startServer(dir) };
-
-// Runs `scenario(port)` as a subtest against a fresh redis-server, then a fresh cairn-server;
-// when both pass, what they returned (their observations) must be equal.
-async function onBoth(t, name, scenario) {
-  const seen = {};
-  for (const [server, start] of Object.entries(servers)) {
-    await t.test(server, async () => {
-      const s = await start(join(work, `${name}-${server}`));
-      try {
-        seen[server] = await scenario(s.port);
-      } finally {
-        await s.stop();
-      }
-    });
-  }
-  if (Object.keys(seen).length === 2) {
-    assert.deepEqual(seen['cairn-server'], seen['redis-server'],
-      'cairn-server observed otherwise than redis-server');
-  }
-}
 
 // Resolves with what `promise` rejected with; fails if it resolved.
 async function rejection(promise, what) {
@@ -96,7 +75,7 @@ async function assertHeld(client, key, value, ms) {
 }
 
 test('@sesamecare-oss/redlock with ioredis: acquire, extend, release, contention', (t) =>
-  onBoth(t, 'redlock', async (port) => {
+  onBothServers(t, work, 'redlock', async (port) => {
     const a = new Redis({ host, port });
     const b = new Redis({ host, port });
     // No retries: a refused lock fails at once rather than after the default ten.
@@ -177,7 +156,7 @@ const limiterClients = {
 
 for (const [name, client] of Object.entries(limiterClients)) {
   test(`rate-limiter-flexible RateLimiterRedis with ${name}: consume until refused`, (t) =>
-    onBoth(t, `limiter-${name.replace(/\W+/g, '-')}`, async (port) => {
+    onBothServers(t, work, `limiter-${name.replace(/\W+/g, '-')}`, async (port) => {
       const c = await client.connect(port);
       try {
         const limiter = new RateLimiterRedis({ storeClient: c, ...client.options, keyPrefix: 'api',
@@ -224,7 +203,7 @@ for (const [name, client] of Object.entries(limiterClients)) {
 // ---- @node-idempotency/core -------------------------------------------------------------------
 
 test('@node-idempotency/core with storage-adapter-redis: replay and fingerprint mismatch', (t) =>
-  onBoth(t, 'node-idempotency', async (port) => {
+  onBothServers(t, work, 'node-idempotency', async (port) => {
     const storage = new RedisStorageAdapter({ socket: { host, port } });
     await storage.connect();
     try {
@@ -269,7 +248,7 @@ test('@node-idempotency/core with storage-adapter-redis: replay and fingerprint 
 const lambdaContext = { functionName: 'charge', getRemainingTimeInMillis: () => 60000 };
 
 test('@aws-lambda-powertools/idempotency, cache persistence layer: replay, in progress, retry',
-  (t) => onBoth(t, 'powertools', async (port) => {
+  (t) => onBothServers(t, work, 'powertools', async (port) => {
     const client = await createRedisClient({ socket: { host, port } }).connect();
     try {
       const runs = [];

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 const binary = process.env.CAIRN_SERVER_BINARY;
 assert.ok(binary, 'set CAIRN_SERVER_BINARY to the cairn-server to test');
@@ -85,4 +86,28 @@ export async function startRedis(dir) {
     }
   }
   throw lastError;
+}
+
+const bothServers = { 'redis-server': startRedis, 'cairn-server': (dir) => startServer(dir) };
+
+// Runs `scenario(port)` as a subtest against a fresh redis-server, then a fresh cairn-server,
+// each with its files under `work`; `check` (optional) must pass on what each returned, and
+// when both pass, what they returned (their observations) must be equal.
+export async function onBothServers(t, work, name, scenario, check = () => {}) {
+  const seen = {};
+  for (const [server, start] of Object.entries(bothServers)) {
+    await t.test(server, async () => {
+      const s = await start(join(work, `${name}-${server}`));
+      try {
+        seen[server] = await scenario(s.port);
+      } finally {
+        await s.stop();
+      }
+      check(seen[server]);
+    });
+  }
+  if (Object.keys(seen).length === 2) {
+    assert.deepEqual(seen['cairn-server'], seen['redis-server'],
+      'cairn-server observed otherwise than redis-server');
+  }
 }

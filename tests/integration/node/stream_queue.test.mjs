@@ -21,13 +21,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { startServer, startRedis } from './servers.mjs';
+import { onBothServers } from './servers.mjs';
 import { StreamQueue, Worker } from './stream_queue.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'cairn-stream-queue-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-const servers = { 'redis-server': startRedis, 'cairn-server': (dir) => startServer(dir) };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function connect(port) {
@@ -63,26 +62,6 @@ async function groupState(redis, queue) {
     consumers: infoObjects(await redis.xinfo('CONSUMERS', queue.stream, queue.group),
       ['idle', 'inactive']).sort((a, b) => a.name.localeCompare(b.name)),
   };
-}
-
-// Runs `scenario(port)` on each server; each result must pass `check` and equal the others.
-async function onBothServers(t, name, scenario, check) {
-  const seen = {};
-  for (const [server, start] of Object.entries(servers)) {
-    await t.test(server, async () => {
-      const s = await start(join(work, `${name}-${server}`));
-      try {
-        seen[server] = await scenario(s.port);
-      } finally {
-        await s.stop();
-      }
-      check(seen[server]);
-    });
-  }
-  if (Object.keys(seen).length === 2) {
-    assert.deepEqual(seen['cairn-server'], seen['redis-server'],
-      'cairn-server observed otherwise than redis-server');
-  }
 }
 
 // --- Retries, dead letters and a consumer that dies -------------------------------------------
@@ -165,7 +144,7 @@ test('stream queue: retries with backoff, dead letters, a dead consumer taken ov
       retries += attemptsNeeded(n) - 1;
     }
   }
-  await onBothServers(t, 'retries', retriesScenario, (got) => {
+  await onBothServers(t, work, 'retries', retriesScenario, (got) => {
     assert.deepEqual(got.errors, []);
     // Each job ends once: done after the attempts it needs, or dead after maxAttempts.
     assert.deepEqual(got.done, expectDone.sort());
@@ -247,7 +226,7 @@ async function manyEntriesScenario(port) {
 
 test('stream queue: 2 producers × 4 consumers × 20,000 entries, each acknowledged once', async (t) => {
   const total = 2 * perProducer;
-  await onBothServers(t, 'many', manyEntriesScenario, (got) => {
+  await onBothServers(t, work, 'many', manyEntriesScenario, (got) => {
     assert.deepEqual(got.errors, []);
     assert.deepEqual([got.acked, got.delivered, got.distinct], [total, total, total]);
     assert.equal(got.ackedAgain, 0);
