@@ -47,6 +47,15 @@ void SubcommandSyntaxError(CommandContext& ctx) {
                   std::string(ctx.args[1].substr(0, 128)) + "'. Try XGROUP HELP.");
 }
 
+// What the stream `key` and its group `group` are: kNoStream, kNoGroup or kDone (both exist);
+// WRONGTYPE for a key of another kind. A pending-entry range that asks for nothing reads only
+// the stream's metadata and the group's row.
+Result<StreamGroupOutcome> GroupState(Records& data, std::string_view key, std::string_view group) {
+  Result<StreamPendingResult> probe = data.StreamPendingRange(key, group, StreamPendingRequest{});
+  if (!probe.ok()) return probe.status();
+  return probe->outcome;
+}
+
 // Replies XGROUP's error for an outcome other than kDone; false when there was none.
 bool ReplyGroupOutcome(CommandContext& ctx, StreamGroupOutcome outcome) {
   switch (outcome) {
@@ -119,9 +128,9 @@ void XGroupSetId(CommandContext& ctx) {
     if (!id) id = ParseStreamId(args[4]);
     if (!id) {
       // Redis checks the key and group before the id.
-      Result<StreamConsumersResult> probe = ctx.data.StreamConsumers(args[2], args[3]);
-      if (!probe.ok()) return ReplyStatus(ctx.reply, probe.status());
-      if (ReplyGroupOutcome(ctx, probe->outcome)) return;
+      Result<StreamGroupOutcome> state = GroupState(ctx.data, args[2], args[3]);
+      if (!state.ok()) return ReplyStatus(ctx.reply, state.status());
+      if (ReplyGroupOutcome(ctx, *state)) return;
       return ctx.reply.Error(kInvalidStreamId);
     }
     position.id = *id;
@@ -225,10 +234,9 @@ void XReadGroup(CommandContext& ctx) {
     std::vector<StreamGroupReadRequest> requests(keys.size());
     for (std::size_t k = 0; k < keys.size(); ++k) {
       if (!one_good_id) {
-        StreamPendingRequest probe;  // Asks for nothing: answers whether key and group exist.
-        Result<StreamPendingResult> exists = data.StreamPendingRange(keys[k], group, probe);
-        if (!exists.ok()) return exists.status();
-        if (exists->outcome != StreamGroupOutcome::kDone) return no_group(keys[k]);
+        Result<StreamGroupOutcome> state = GroupState(data, keys[k], group);
+        if (!state.ok()) return state.status();
+        if (*state != StreamGroupOutcome::kDone) return no_group(keys[k]);
       }
       if (ids[k] == "$") {
         reply.Error(
@@ -282,10 +290,9 @@ void XAck(CommandContext& ctx) {
     const std::optional<StreamId> id = ParseStreamId(ctx.args[i]);
     if (!id) {
       // Redis looks the group up first: a missing one acknowledges nothing, whatever the ids.
-      Result<StreamPendingResult> exists =
-          ctx.data.StreamPendingRange(ctx.args[1], ctx.args[2], StreamPendingRequest{});
-      if (!exists.ok()) return ReplyStatus(ctx.reply, exists.status());
-      if (exists->outcome != StreamGroupOutcome::kDone) return ctx.reply.Integer(0);
+      Result<StreamGroupOutcome> state = GroupState(ctx.data, ctx.args[1], ctx.args[2]);
+      if (!state.ok()) return ReplyStatus(ctx.reply, state.status());
+      if (*state != StreamGroupOutcome::kDone) return ctx.reply.Integer(0);
       return ctx.reply.Error(kInvalidStreamId);
     }
     ids.push_back(*id);
@@ -370,10 +377,9 @@ void ReplyClaimed(resp::ReplyWriter& reply, const std::vector<StreamEntry>& clai
 
 // Replies NOGROUP (or WRONGTYPE) when the stream or group does not exist; false when both do.
 bool ReplyUnlessGroupExists(CommandContext& ctx) {
-  Result<StreamPendingResult> exists =
-      ctx.data.StreamPendingRange(ctx.args[1], ctx.args[2], StreamPendingRequest{});
-  if (!exists.ok()) return ReplyStatus(ctx.reply, exists.status()), true;
-  if (exists->outcome == StreamGroupOutcome::kDone) return false;
+  Result<StreamGroupOutcome> state = GroupState(ctx.data, ctx.args[1], ctx.args[2]);
+  if (!state.ok()) return ReplyStatus(ctx.reply, state.status()), true;
+  if (*state == StreamGroupOutcome::kDone) return false;
   ctx.reply.Error(NoSuchKeyOrGroup(ctx.args[1], ctx.args[2]));
   return true;
 }

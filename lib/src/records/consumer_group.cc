@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,20 @@ Status WalkRows(Rows& rows, const std::string& prefix, std::string seek, bool re
   }
 }
 
+// A group's row of `key`'s stream decoded by `decode` (a Decode…Row of stream_group_rows.h):
+// kCorruption, naming the row by `what`, when its payload does not decode.
+template <typename Decode>
+auto DecodeGroupMember(std::string_view stored, std::string_view key, Decode decode,
+                       const std::string& what)
+    -> Result<typename std::invoke_result_t<Decode, std::string_view>::value_type> {
+  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key).status());
+  auto row = decode(Payload(stored));
+  if (!row) {
+    return Status::Corruption(what + " of stream '" + Printable(key) + "' is unreadable");
+  }
+  return std::move(*row);
+}
+
 }  // namespace
 
 ConsumerGroup::ConsumerGroup(Keyspace& ks, std::string_view key, std::uint64_t version,
@@ -71,13 +86,8 @@ Result<std::optional<ConsumerGroup>> ConsumerGroup::Open(Keyspace& ks, std::stri
   rocksdb::Status s = ks.members.ReadUnlocked(group.GroupRowKey(), &stored);
   if (s.IsNotFound()) return std::optional<ConsumerGroup>();
   if (!s.ok()) return group.Failed(s, "read");
-  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key).status());
-  std::optional<GroupRow> row = DecodeGroupRow(Payload(stored));
-  if (!row) {
-    return Status::Corruption("consumer group '" + Printable(name) + "' of stream '" +
-                              Printable(key) + "' is unreadable");
-  }
-  group.row_ = *row;
+  CAIRN_ASSIGN_OR_RETURN(group.row_, DecodeGroupMember(stored, key, DecodeGroupRow,
+                                                       "consumer group '" + Printable(name) + "'"));
   return std::optional<ConsumerGroup>(std::move(group));
 }
 
@@ -93,14 +103,10 @@ Status ConsumerGroup::WalkGroups(
   Status decoded = Status::Ok();
   CAIRN_RETURN_IF_ERROR(WalkRows(ks.members, prefix, prefix, false, 0, [&](const Row& row) {
     const std::string_view name = std::string_view(row.key).substr(prefix.size());
-    std::optional<GroupRow> group;
-    if (DecodeHeader(row.value, key).ok()) group = DecodeGroupRow(Payload(row.value));
-    if (!group) {
-      decoded = Status::Corruption("consumer group '" + Printable(name) + "' of stream '" +
-                                   Printable(key) + "' is unreadable");
-      return false;
-    }
-    return visit(name, *group);
+    Result<GroupRow> group = DecodeGroupMember(row.value, key, DecodeGroupRow,
+                                               "consumer group '" + Printable(name) + "'");
+    decoded = group.status();
+    return decoded.ok() && visit(name, *group);
   }));
   return decoded;
 }
@@ -125,6 +131,14 @@ std::string ConsumerGroup::PendingRowKey(StreamId id) const {
   return out;
 }
 
+std::string ConsumerGroup::ConsumerNoun(std::string_view consumer) const {
+  return "consumer '" + Printable(consumer) + "' of group '" + Printable(name_) + "'";
+}
+
+std::string ConsumerGroup::PendingNoun() const {
+  return "a pending entry of group '" + Printable(name_) + "'";
+}
+
 Status ConsumerGroup::Failed(const rocksdb::Status& s, std::string_view what) const {
   return FromRocks(s, std::string(what) + " consumer group '" + Printable(name_) + "' of stream '" +
                           Printable(key_) + "'");
@@ -137,12 +151,8 @@ Result<ConsumerRow*> ConsumerGroup::FindConsumer(std::string_view consumer) {
     std::string stored;
     rocksdb::Status s = members_->ReadUnlocked(ConsumerRowKey(consumer), &stored);
     if (s.ok()) {
-      CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
-      cached.row = DecodeConsumerRow(Payload(stored));
-      if (!cached.row) {
-        return Status::Corruption("consumer '" + Printable(consumer) + "' of group '" +
-                                  Printable(name_) + "' is unreadable");
-      }
+      CAIRN_ASSIGN_OR_RETURN(
+          cached.row, DecodeGroupMember(stored, key_, DecodeConsumerRow, ConsumerNoun(consumer)));
     } else if (!s.IsNotFound()) {
       return Failed(s, "read");
     }
@@ -189,13 +199,9 @@ Result<std::optional<PendingRow>> ConsumerGroup::GetPending(StreamId id) {
   rocksdb::Status s = members_->ReadUnlocked(PendingRowKey(id), &stored);
   if (s.IsNotFound()) return std::optional<PendingRow>();
   if (!s.ok()) return Failed(s, "read");
-  CAIRN_RETURN_IF_ERROR(DecodeHeader(stored, key_).status());
-  std::optional<PendingRow> row = DecodePendingRow(Payload(stored));
-  if (!row) {
-    return Status::Corruption("a pending entry of group '" + Printable(name_) + "' of stream '" +
-                              Printable(key_) + "' is unreadable");
-  }
-  return row;
+  CAIRN_ASSIGN_OR_RETURN(PendingRow row,
+                         DecodeGroupMember(stored, key_, DecodePendingRow, PendingNoun()));
+  return std::optional<PendingRow>(std::move(row));
 }
 
 Status ConsumerGroup::AdjustConsumer(std::string_view consumer, bool add) {
@@ -237,14 +243,10 @@ Status ConsumerGroup::WalkPending(StreamId from, bool reverse,
   Status decoded = Status::Ok();
   CAIRN_RETURN_IF_ERROR(
       WalkRows(*members_, prefix, seek, reverse, kStreamIdBytes, [&](const Row& row) {
-        std::optional<PendingRow> pending;
-        if (DecodeHeader(row.value, key_).ok()) pending = DecodePendingRow(Payload(row.value));
-        if (!pending) {
-          decoded = Status::Corruption("a pending entry of group '" + Printable(name_) +
-                                       "' of stream '" + Printable(key_) + "' is unreadable");
-          return false;
-        }
-        return visit(ReadStreamId(row.key.data() + prefix.size()), *pending);
+        Result<PendingRow> pending =
+            DecodeGroupMember(row.value, key_, DecodePendingRow, PendingNoun());
+        decoded = pending.status();
+        return decoded.ok() && visit(ReadStreamId(row.key.data() + prefix.size()), *pending);
       }));
   return decoded;
 }
@@ -277,14 +279,10 @@ Status ConsumerGroup::WalkConsumers(
     if (auto it = consumers_.find(consumer); it != consumers_.end() && it->second.dirty) {
       return !it->second.row || visit(consumer, *it->second.row);
     }
-    std::optional<ConsumerRow> decoded_row;
-    if (DecodeHeader(row.value, key_).ok()) decoded_row = DecodeConsumerRow(Payload(row.value));
-    if (!decoded_row) {
-      decoded = Status::Corruption("consumer '" + Printable(consumer) + "' of group '" +
-                                   Printable(name_) + "' is unreadable");
-      return false;
-    }
-    return visit(consumer, *decoded_row);
+    Result<ConsumerRow> decoded_row =
+        DecodeGroupMember(row.value, key_, DecodeConsumerRow, ConsumerNoun(consumer));
+    decoded = decoded_row.status();
+    return decoded.ok() && visit(consumer, *decoded_row);
   }));
   return decoded;
 }

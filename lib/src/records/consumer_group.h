@@ -81,6 +81,9 @@ class ConsumerGroup {
   std::string ConsumerRowKey(std::string_view consumer) const;
   std::string PendingRowKey(StreamId id) const;
   Status AdjustConsumer(std::string_view consumer, bool add);
+  // How messages name a consumer's row and a pending row of this group.
+  std::string ConsumerNoun(std::string_view consumer) const;
+  std::string PendingNoun() const;
   Status Failed(const rocksdb::Status& s, std::string_view what) const;
 
   Rows* members_;

@@ -107,13 +107,12 @@ bool TooRecent(std::int64_t now_ms, std::int64_t at_ms, std::int64_t min_idle_ms
 // The delivery time a claim gives, as Redis's XCLAIM computes it: IDLE or TIME, and now when
 // that is in the future or before 1970.
 std::int64_t ClaimTime(std::int64_t now_ms, const StreamClaimRequest& request) {
-  std::int64_t at = now_ms;
-  if (request.time_ms) {
-    at = *request.time_ms;
-  } else if (request.idle_ms) {
-    at = *request.idle_ms < 0 ? now_ms + 1 : now_ms - std::min(*request.idle_ms, now_ms + 1);
-  }
-  return at < 0 || at > now_ms ? now_ms : at;
+  // An idle time outside [0, now] gives a time outside it too (checked first: no overflow).
+  if (request.time_ms)
+    return *request.time_ms < 0 || *request.time_ms > now_ms ? now_ms : *request.time_ms;
+  if (request.idle_ms)
+    return *request.idle_ms < 0 || *request.idle_ms > now_ms ? now_ms : now_ms - *request.idle_ms;
+  return now_ms;
 }
 
 // Gives the (existing) entry `id`, pending as `old` says (nullopt: not pending), to
