@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "storage/key_codec.h"
+#include "storage/member_prefix.h"
 #include "storage/rocks_status.h"
 #include "storage/schema.h"
 #include "util/status_macros.h"
@@ -197,6 +198,10 @@ Status StoreCore::OpenDb() {
       // of one key into the memtable; with a hint per key the next one goes in next to the
       // last instead of being searched for from the top of the skiplist.
       cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
+    }
+    if (static_cast<ColumnFamily>(i) == ColumnFamily::kMembers) {
+      // A value's members are mostly written next to each other (storage/member_prefix.h).
+      cf_options.memtable_insert_with_hint_prefix_extractor = NewMemberPrefixTransform();
     }
     if (static_cast<ColumnFamily>(i) == ColumnFamily::kQueues) {
       // A queue deletes what it claimed; files dense with tombstones are compacted early so
