@@ -101,7 +101,7 @@ TEST_F(HashTest, SetCountsNewFieldsAndKeepsTheLastValueOfARepeatedOne) {
   EXPECT_EQ(Set("fresh", {{"x", "1"}, {"y", "2"}, {"x", "3"}}), 2u);
   EXPECT_EQ(Field("fresh", "x"), "3");
   EXPECT_EQ(Length("fresh"), 2u);
-  EXPECT_EQ(MemberRows(), 5u);
+  EXPECT_EQ(MemberRows(), 0u);  // Small hashes are packed in their keyspace row.
 }
 
 TEST_F(HashTest, GetManyAnswersEachFieldInOrder) {
@@ -285,6 +285,89 @@ TEST_F(HashTest, DeletingOrExpiringAMillionFieldsIsOneRowAndCompactionReclaimsTh
   EXPECT_EQ(MemberRows(), 1'000u);
   EXPECT_EQ(Length("live"), 1'000u);
   EXPECT_EQ(All("live").size(), 1'000u);
+}
+
+// Past 128 fields, or with a field or value over 64 bytes (Redis's listpack limits), a hash
+// keeps its fields as member rows, for good; below them, in its keyspace row.
+TEST_F(HashTest, AHashOutgrowingThePackedFormMovesToMemberRowsWithEveryField) {
+  for (int i = 0; i < 128; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "f%03d", i);
+    ASSERT_EQ(Set("many", {{name, std::to_string(i)}}), 1u);
+  }
+  EXPECT_EQ(MemberRows(), 0u);
+  EXPECT_EQ(Set("many", {{"f000", "again"}, {"zz", "last"}}), 1u);
+  EXPECT_EQ(MemberRows(), 129u);
+  EXPECT_EQ(Length("many"), 129u);
+  EXPECT_EQ(Field("many", "f000"), "again");
+  EXPECT_EQ(Field("many", "f127"), "127");
+  EXPECT_EQ(Field("many", "zz"), "last");
+  const auto all = All("many", 10);
+  ASSERT_EQ(all.size(), 129u);
+  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1].first, all[i].first);
+  // Shrinking again does not pack it back.
+  std::vector<std::string_view> most;
+  for (const auto& [field, value] : all) {
+    if (field != "zz") most.push_back(field);
+  }
+  EXPECT_EQ(*store_->HashDelete("many", most), 128u);
+  EXPECT_EQ(MemberRows(), 1u);
+  EXPECT_EQ(All("many"), (std::vector<std::pair<std::string, std::string>>{{"zz", "last"}}));
+
+  Set("long", {{"a", "1"}, {"b", std::string(64, 'v')}});
+  EXPECT_EQ(MemberRows(), 1u);
+  EXPECT_EQ(Set("long", {{"c", std::string(65, 'v')}}), 1u);
+  EXPECT_EQ(MemberRows(), 4u);
+  EXPECT_EQ(Field("long", "a"), "1");
+  EXPECT_EQ(Field("long", "b"), std::string(64, 'v'));
+  EXPECT_EQ(Field("long", "c"), std::string(65, 'v'));
+
+  EXPECT_EQ(Set("wide", {{std::string(65, 'f'), "1"}, {"g", "2"}}), 2u);
+  EXPECT_EQ(MemberRows(), 6u);
+  EXPECT_EQ(Field("wide", std::string(65, 'f')), "1");
+  EXPECT_EQ(Length("wide"), 2u);
+
+  // Deleted, the rows go with compaction; the key starts packed again.
+  EXPECT_TRUE(*store_->Delete("long"));
+  EXPECT_EQ(Set("long", {{"x", "1"}}), 1u);
+  ASSERT_TRUE(store_->Compact().ok());
+  EXPECT_EQ(MemberRows(), 3u);
+  EXPECT_EQ(All("long"), (std::vector<std::pair<std::string, std::string>>{{"x", "1"}}));
+}
+
+TEST_F(HashTest, APackedHashPagesRemovesAndRenamesLikeOneOfRows) {
+  std::vector<HashField> fields;
+  const std::vector<std::string> names{"k",     "b", "",  "a", "zz",
+                                       "b\xff", "m", "c", "y", std::string("b\0", 2)};
+  std::vector<std::string> values;
+  for (const std::string& name : names) values.push_back("v" + name);
+  for (std::size_t i = 0; i < names.size(); ++i) fields.push_back({names[i], values[i]});
+  EXPECT_EQ(Set("h", fields), names.size());
+  for (std::size_t count : {1, 3, 10, 11}) {
+    const auto all = All("h", count);
+    ASSERT_EQ(all.size(), names.size()) << count;
+    for (std::size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1].first, all[i].first);
+    EXPECT_EQ(all.front(), (std::pair<std::string, std::string>{"", "v"}));
+  }
+  auto first = store_->HashScan("h", {.count = 4});
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->entries.size(), 4u);
+  EXPECT_EQ(first->cursor, std::string("b\0\0", 3));  // After "b\0": resumes past it.
+
+  const std::vector<std::string_view> gone{"a", "nope", "zz", "a"};
+  EXPECT_EQ(*store_->HashDelete("h", gone), 2u);
+  EXPECT_EQ(Length("h"), names.size() - 2);
+  EXPECT_EQ(Field("h", "a"), std::nullopt);
+  EXPECT_EQ(Field("h", "m"), "vm");
+
+  ASSERT_TRUE(*store_->Expire("h", 5000));
+  EXPECT_EQ(*store_->Rename("h", "moved", false), RenameOutcome::kRenamed);
+  EXPECT_EQ(Length("moved"), names.size() - 2);
+  EXPECT_EQ(Field("moved", "b\xff"), "vb\xff");
+  EXPECT_EQ(store_->GetTtl("moved")->remaining_ms, 5000);
+  EXPECT_EQ(Set("moved", {{"new", "1"}}), 1u);
+  EXPECT_EQ(Length("moved"), names.size() - 1);
+  EXPECT_EQ(MemberRows(), 0u);
 }
 
 TEST_F(HashTest, FieldsSurviveReopen) {

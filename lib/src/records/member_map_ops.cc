@@ -1,5 +1,6 @@
 #include "records/member_map_ops.h"
 
+#include <algorithm>
 #include <memory>
 #include <unordered_set>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "storage/list_meta.h"
 #include "storage/member_key.h"
 #include "storage/member_tags.h"
+#include "storage/packed_members.h"
 #include "storage/rocks_status.h"
 #include "storage/stream_meta.h"
 #include "storage/value_header.h"
@@ -26,13 +28,106 @@ Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms
   MapState state{std::move(row.row_key), row.expires_at_ms, std::nullopt};
   if (!row.payload) return state;
   state.meta = DecodeCompositeMeta(*row.payload);
-  if (!state.meta) {
+  if (!state.meta || (!state.meta->packed.empty() && kind.type != ValueType::kHash)) {
     return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) +
                               "' has metadata of " + std::to_string(row.payload->size()) +
                               " bytes; refusing to use or overwrite it");
   }
   return state;
 }
+
+namespace {
+
+bool FieldLess(const PackedEntry& a, const PackedEntry& b) { return a.field < b.field; }
+
+// A packed hash's fields (views into meta.packed); kCorruption when they do not decode or their
+// number is not the hash's size.
+Result<std::vector<PackedEntry>> Unpack(const MapKind& kind, std::string_view key,
+                                        const CompositeMeta& meta) {
+  std::optional<std::vector<PackedEntry>> entries = DecodePacked(meta.packed);
+  if (!entries || entries->size() != meta.size) {
+    return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) +
+                              "' has unreadable packed fields; refusing to use or overwrite it");
+  }
+  return std::move(*entries);
+}
+
+// The entry of `field` in sorted `entries`, or nullptr.
+const PackedEntry* FindPacked(const std::vector<PackedEntry>& entries, std::string_view field) {
+  auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{field, {}}, FieldLess);
+  return it != entries.end() && it->field == field ? &*it : nullptr;
+}
+
+// A new hash, or one still packed: merges `fields` (the last value of a field named twice wins)
+// and keeps the result packed if it fits, else writes every field as a member row under the
+// hash's version (which has none yet) for good. Returns how many fields were new.
+Result<std::size_t> PutPacked(const MapKind& kind, Keyspace& ks, std::string_view key,
+                              const MapState& state, CompositeMeta& meta,
+                              std::span<const HashField> fields) {
+  std::vector<PackedEntry> entries;
+  if (!meta.packed.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(entries, Unpack(kind, key, meta));
+  }
+  std::vector<PackedEntry> incoming;
+  incoming.reserve(fields.size());
+  bool packable = true;
+  for (const HashField& f : fields) {
+    incoming.push_back({f.field, f.value});
+    packable = packable && Packable(f.field, f.value);
+  }
+  std::stable_sort(incoming.begin(), incoming.end(), FieldLess);
+  std::vector<PackedEntry> merged;
+  merged.reserve(entries.size() + incoming.size());
+  std::size_t added = 0;
+  auto old = entries.begin();
+  for (std::size_t i = 0; i < incoming.size(); ++i) {
+    if (i + 1 < incoming.size() && incoming[i + 1].field == incoming[i].field) continue;
+    while (old != entries.end() && old->field < incoming[i].field) merged.push_back(*old++);
+    if (old != entries.end() && old->field == incoming[i].field) {
+      ++old;
+    } else {
+      ++added;
+    }
+    merged.push_back(incoming[i]);
+  }
+  merged.insert(merged.end(), old, entries.end());
+  meta.size = merged.size();
+  if (packable && merged.size() <= kPackedMaxEntries) {
+    meta.packed = EncodePacked(merged);  // merged views meta.packed: encoded before it goes.
+  } else {
+    const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
+    std::string row;
+    for (const PackedEntry& e : merged) {
+      row.assign(prefix).append(e.field);
+      rocksdb::Status s = ks.members.Write(row, EncodeValue(ValueType::kMember, 0, e.value));
+      if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(key) + "'");
+    }
+    meta.packed.clear();
+  }
+  CAIRN_RETURN_IF_ERROR(WriteMeta(kind, ks.records, key, state, meta));
+  return added;
+}
+
+// Removes fields from a packed hash; returns how many were present.
+Result<std::size_t> RemovePacked(const MapKind& kind, Keyspace& ks, std::string_view key,
+                                 const MapState& state, CompositeMeta& meta,
+                                 std::span<const std::string_view> fields) {
+  CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, meta));
+  std::size_t removed = 0;
+  for (std::string_view field : fields) {
+    auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{field, {}}, FieldLess);
+    if (it == entries.end() || it->field != field) continue;
+    entries.erase(it);
+    ++removed;
+  }
+  if (removed == 0) return removed;
+  meta.size = entries.size();
+  meta.packed = EncodePacked(entries);
+  CAIRN_RETURN_IF_ERROR(WriteMeta(kind, ks.records, key, state, meta));
+  return removed;
+}
+
+}  // namespace
 
 Status ValidateMember(const MapKind& kind, std::string_view member) {
   if (member.size() > kMaxKeyBytes) {
@@ -129,6 +224,13 @@ Result<std::vector<std::optional<std::string>>> GetMany(const MapKind& kind, Key
   CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
   std::vector<std::optional<std::string>> values(fields.size());
   if (!state.meta) return values;
+  if (!state.meta->packed.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, *state.meta));
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (const PackedEntry* e = FindPacked(entries, fields[i])) values[i] = std::string(e->value);
+    }
+    return values;
+  }
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, state.meta->version);
   std::string row;
   for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -155,6 +257,9 @@ Result<std::size_t> Put(const MapKind& kind, Keyspace& ks, std::int64_t now_ms,
     meta = *state.meta;
   } else {
     CAIRN_RETURN_IF_ERROR(StartNew(ks, state, meta));
+  }
+  if (kind.type == ValueType::kHash && (fresh || !meta.packed.empty())) {
+    return PutPacked(kind, ks, key, state, meta, fields);
   }
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
   std::string row;
@@ -191,6 +296,7 @@ Result<std::size_t> Remove(const MapKind& kind, Keyspace& ks, std::int64_t now_m
   CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
   if (!state.meta) return std::size_t{0};
   CompositeMeta meta = *state.meta;
+  if (!meta.packed.empty()) return RemovePacked(kind, ks, key, state, meta, fields);
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
   std::string row;
   std::size_t removed = 0;
@@ -227,6 +333,20 @@ Result<HashPage> Scan(const MapKind& kind, Keyspace& ks, std::int64_t now_ms, st
   CAIRN_ASSIGN_OR_RETURN(MapState state, LoadMap(kind, ks.records, now_ms, key));
   HashPage page;
   if (!state.meta) return page;
+  if (!state.meta->packed.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, *state.meta));
+    auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{request.cursor, {}},
+                               FieldLess);
+    for (; it != entries.end(); ++it) {
+      if (page.entries.size() == request.count) {
+        page.cursor = page.entries.back().field;
+        page.cursor.push_back('\0');
+        break;
+      }
+      page.entries.push_back(HashEntry{std::string(it->field), std::string(it->value)});
+    }
+    return page;
+  }
   const std::string prefix = EncodeMemberPrefix(kind.tag, key, state.meta->version);
   std::unique_ptr<rocksdb::Iterator> it = ks.members.NewPrefixIterator(prefix);
   std::string start = prefix;
@@ -351,7 +471,7 @@ Result<RenameOutcome> Rename(Keyspace& ks, std::int64_t now_ms, std::string_view
       return Status::Corruption(std::string(kind->noun) + " '" + Printable(from) +
                                 "' has unreadable metadata");
     }
-    CompositeMeta moved{0, meta->size};
+    CompositeMeta moved = *meta;  // Packed fields, if any, go with it.
     CAIRN_ASSIGN_OR_RETURN(moved.version, ks.versions.Next());
     CAIRN_RETURN_IF_ERROR(
         CopyMembers(ks.members, header.type, from, meta->version, to, moved.version));
