@@ -283,7 +283,9 @@ class Records {
 
   // Hashes. A hash exists while it has a field: writing the first creates it, removing the
   // last deletes it. Fields and values are binary; a field is at most kMaxKeyBytes, a value at
-  // most kMaxValueBytes. A write keeps the hash's expiry.
+  // most kMaxValueBytes. A write keeps the hash's expiry. A small hash (at most 128 fields,
+  // none of them or their values over 64 bytes) is stored in one row, read and written whole;
+  // a larger one as a row per field, for good once it has grown past that.
 
   // The value of a field, or nullopt when the field or the hash is absent.
   virtual Result<std::optional<std::string>> HashGet(std::string_view key,
