@@ -7,9 +7,9 @@
 namespace cairn::server {
 
 std::string CommandSpec::FullName(const std::vector<std::string_view>& args) const {
-  std::string name(this->name);
-  if (Has(kSubcommands) && args.size() > 1) name += "|" + ToLower(args[1]);
-  return name;
+  std::string full(name);
+  if (Has(kSubcommands) && args.size() > 1) full += "|" + ToLower(args[1]);
+  return full;
 }
 
 void CommandTable::Register(const CommandSpec& spec) {

@@ -84,7 +84,7 @@ class ListTest : public ::testing::Test {
     for (std::size_t start = 0; start < n; start += 10'000) {
       std::vector<std::string> names;
       for (std::size_t i = start; i < std::min(n, start + 10'000); ++i) {
-        char name[16];
+        char name[24];
         std::snprintf(name, sizeof name, "i%07zu", i);
         names.emplace_back(name);
       }

@@ -39,7 +39,9 @@ class Indexed {
   }
   bool Has(const std::string& key, std::uint64_t hash) const {
     std::optional<std::list<Entry>::iterator> found = index_.Find(hash, key);
-    if (found) EXPECT_EQ((*found)->key, key);
+    if (found) {
+      EXPECT_EQ((*found)->key, key);
+    }
     return found.has_value();
   }
   // Every key still present is found, under its own hash only.
