@@ -38,13 +38,19 @@ Result<MapState> LoadMap(const MapKind& kind, Rows& records, std::int64_t now_ms
 
 namespace {
 
-bool FieldLess(const PackedEntry& a, const PackedEntry& b) { return a.field < b.field; }
+bool FieldLess(const HashField& a, const HashField& b) { return a.field < b.field; }
+
+// The first of sorted `entries` whose field is not below `field`.
+std::vector<HashField>::iterator LowerBound(std::vector<HashField>& entries,
+                                            std::string_view field) {
+  return std::lower_bound(entries.begin(), entries.end(), HashField{field, {}}, FieldLess);
+}
 
 // A packed hash's fields (views into meta.packed); kCorruption when they do not decode or their
 // number is not the hash's size.
-Result<std::vector<PackedEntry>> Unpack(const MapKind& kind, std::string_view key,
-                                        const CompositeMeta& meta) {
-  std::optional<std::vector<PackedEntry>> entries = DecodePacked(meta.packed);
+Result<std::vector<HashField>> Unpack(const MapKind& kind, std::string_view key,
+                                      const CompositeMeta& meta) {
+  std::optional<std::vector<HashField>> entries = DecodePacked(meta.packed);
   if (!entries || entries->size() != meta.size) {
     return Status::Corruption(std::string(kind.noun) + " '" + Printable(key) +
                               "' has unreadable packed fields; refusing to use or overwrite it");
@@ -53,8 +59,8 @@ Result<std::vector<PackedEntry>> Unpack(const MapKind& kind, std::string_view ke
 }
 
 // The entry of `field` in sorted `entries`, or nullptr.
-const PackedEntry* FindPacked(const std::vector<PackedEntry>& entries, std::string_view field) {
-  auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{field, {}}, FieldLess);
+const HashField* FindPacked(std::vector<HashField>& entries, std::string_view field) {
+  auto it = LowerBound(entries, field);
   return it != entries.end() && it->field == field ? &*it : nullptr;
 }
 
@@ -64,19 +70,15 @@ const PackedEntry* FindPacked(const std::vector<PackedEntry>& entries, std::stri
 Result<std::size_t> PutPacked(const MapKind& kind, Keyspace& ks, std::string_view key,
                               const MapState& state, CompositeMeta& meta,
                               std::span<const HashField> fields) {
-  std::vector<PackedEntry> entries;
+  std::vector<HashField> entries;
   if (!meta.packed.empty()) {
     CAIRN_ASSIGN_OR_RETURN(entries, Unpack(kind, key, meta));
   }
-  std::vector<PackedEntry> incoming;
-  incoming.reserve(fields.size());
-  bool packable = true;
-  for (const HashField& f : fields) {
-    incoming.push_back({f.field, f.value});
-    packable = packable && Packable(f.field, f.value);
-  }
+  std::vector<HashField> incoming(fields.begin(), fields.end());
+  const bool packable = std::all_of(fields.begin(), fields.end(),
+                                    [](const HashField& f) { return Packable(f.field, f.value); });
   std::stable_sort(incoming.begin(), incoming.end(), FieldLess);
-  std::vector<PackedEntry> merged;
+  std::vector<HashField> merged;
   merged.reserve(entries.size() + incoming.size());
   std::size_t added = 0;
   auto old = entries.begin();
@@ -97,7 +99,7 @@ Result<std::size_t> PutPacked(const MapKind& kind, Keyspace& ks, std::string_vie
   } else {
     const std::string prefix = EncodeMemberPrefix(kind.tag, key, meta.version);
     std::string row;
-    for (const PackedEntry& e : merged) {
+    for (const HashField& e : merged) {
       row.assign(prefix).append(e.field);
       rocksdb::Status s = ks.members.Write(row, EncodeValue(ValueType::kMember, 0, e.value));
       if (!s.ok()) return FromRocks(s, "write a member of '" + Printable(key) + "'");
@@ -112,10 +114,10 @@ Result<std::size_t> PutPacked(const MapKind& kind, Keyspace& ks, std::string_vie
 Result<std::size_t> RemovePacked(const MapKind& kind, Keyspace& ks, std::string_view key,
                                  const MapState& state, CompositeMeta& meta,
                                  std::span<const std::string_view> fields) {
-  CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, meta));
+  CAIRN_ASSIGN_OR_RETURN(std::vector<HashField> entries, Unpack(kind, key, meta));
   std::size_t removed = 0;
   for (std::string_view field : fields) {
-    auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{field, {}}, FieldLess);
+    auto it = LowerBound(entries, field);
     if (it == entries.end() || it->field != field) continue;
     entries.erase(it);
     ++removed;
@@ -225,9 +227,9 @@ Result<std::vector<std::optional<std::string>>> GetMany(const MapKind& kind, Key
   std::vector<std::optional<std::string>> values(fields.size());
   if (!state.meta) return values;
   if (!state.meta->packed.empty()) {
-    CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, *state.meta));
+    CAIRN_ASSIGN_OR_RETURN(std::vector<HashField> entries, Unpack(kind, key, *state.meta));
     for (std::size_t i = 0; i < fields.size(); ++i) {
-      if (const PackedEntry* e = FindPacked(entries, fields[i])) values[i] = std::string(e->value);
+      if (const HashField* e = FindPacked(entries, fields[i])) values[i] = std::string(e->value);
     }
     return values;
   }
@@ -334,10 +336,8 @@ Result<HashPage> Scan(const MapKind& kind, Keyspace& ks, std::int64_t now_ms, st
   HashPage page;
   if (!state.meta) return page;
   if (!state.meta->packed.empty()) {
-    CAIRN_ASSIGN_OR_RETURN(std::vector<PackedEntry> entries, Unpack(kind, key, *state.meta));
-    auto it = std::lower_bound(entries.begin(), entries.end(), PackedEntry{request.cursor, {}},
-                               FieldLess);
-    for (; it != entries.end(); ++it) {
+    CAIRN_ASSIGN_OR_RETURN(std::vector<HashField> entries, Unpack(kind, key, *state.meta));
+    for (auto it = LowerBound(entries, request.cursor); it != entries.end(); ++it) {
       if (page.entries.size() == request.count) {
         page.cursor = page.entries.back().field;
         page.cursor.push_back('\0');

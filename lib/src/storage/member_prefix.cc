@@ -1,20 +1,16 @@
 #include "storage/member_prefix.h"
 
-#include <cstdint>
+#include <optional>
 
-#include "storage/big_endian.h"
+#include "storage/member_key.h"
 
 namespace cairn::internal {
 namespace {
 
-constexpr std::size_t kFixedBytes = 1 + 4 + 8;  // Tag, key length, version.
-
 // The prefix's length in `row`, or 0 when the row is not a member row key.
 std::size_t PrefixLength(const rocksdb::Slice& row) {
-  if (row.size() < kFixedBytes) return 0;
-  const std::uint64_t key_length = ReadBigEndian32(row.data() + 1);
-  if (key_length > row.size() - kFixedBytes) return 0;
-  return kFixedBytes + key_length;
+  const std::optional<MemberKey> member = DecodeMemberKey(std::string_view(row.data(), row.size()));
+  return member ? row.size() - member->member.size() : 0;
 }
 
 class MemberPrefixTransform final : public rocksdb::SliceTransform {

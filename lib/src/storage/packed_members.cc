@@ -2,12 +2,12 @@
 
 namespace cairn::internal {
 
-std::string EncodePacked(const std::vector<PackedEntry>& entries) {
+std::string EncodePacked(const std::vector<HashField>& entries) {
   std::size_t bytes = 0;
-  for (const PackedEntry& e : entries) bytes += 2 + e.field.size() + e.value.size();
+  for (const HashField& e : entries) bytes += 2 + e.field.size() + e.value.size();
   std::string out;
   out.reserve(bytes);
-  for (const PackedEntry& e : entries) {
+  for (const HashField& e : entries) {
     out.push_back(static_cast<char>(e.field.size()));
     out.append(e.field);
     out.push_back(static_cast<char>(e.value.size()));
@@ -16,8 +16,8 @@ std::string EncodePacked(const std::vector<PackedEntry>& entries) {
   return out;
 }
 
-std::optional<std::vector<PackedEntry>> DecodePacked(std::string_view packed) {
-  std::vector<PackedEntry> entries;
+std::optional<std::vector<HashField>> DecodePacked(std::string_view packed) {
+  std::vector<HashField> entries;
   std::size_t at = 0;
   // Reads one length-prefixed string at `at`; false when it overruns.
   auto take = [&](std::string_view* out) {
@@ -29,7 +29,7 @@ std::optional<std::vector<PackedEntry>> DecodePacked(std::string_view packed) {
     return true;
   };
   while (at < packed.size()) {
-    PackedEntry e;
+    HashField e;
     if (!take(&e.field) || !take(&e.value)) return std::nullopt;
     if (!entries.empty() && !(entries.back().field < e.field)) return std::nullopt;
     entries.push_back(e);

@@ -15,15 +15,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cairn/fields.h"
+
 namespace cairn::internal {
 
 inline constexpr std::size_t kPackedMaxEntries = 128;
 inline constexpr std::size_t kPackedMaxBytes = 64;  // Of a field, and of a value.
-
-struct PackedEntry {
-  std::string_view field;
-  std::string_view value;
-};
 
 // Whether a field and its value may be kept packed.
 inline bool Packable(std::string_view field, std::string_view value) {
@@ -31,10 +28,10 @@ inline bool Packable(std::string_view field, std::string_view value) {
 }
 
 // `entries` sorted by field, no field twice, each Packable, at most kPackedMaxEntries.
-std::string EncodePacked(const std::vector<PackedEntry>& entries);
+std::string EncodePacked(const std::vector<HashField>& entries);
 
 // Views into `packed`; nullopt when it is not a well-formed encoding (truncated, or fields out
 // of order).
-std::optional<std::vector<PackedEntry>> DecodePacked(std::string_view packed);
+std::optional<std::vector<HashField>> DecodePacked(std::string_view packed);
 
 }  // namespace cairn::internal
