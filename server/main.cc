@@ -58,6 +58,11 @@ int Serve(const ServerConfig& config) {
   const bool sync_before_reply = config.durability == cairn::Durability::kAlways;
   options.durability = sync_before_reply ? cairn::Durability::kNone : config.durability;
   options.row_cache_bytes = config.row_cache_bytes;
+  // One io thread runs every command, so its transactions need no row locks: the keyspace is
+  // taken in turns, and a parked blocking command (BLPOP …) waits for the io thread's turn to
+  // end. With several io threads, row locks let them work side by side.
+  const int io_threads = config.threads > 0 ? config.threads : cairn::server::DefaultIoThreads();
+  options.serialize_keyspace = io_threads == 1;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
   cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);
@@ -66,7 +71,7 @@ int Serve(const ServerConfig& config) {
   const cairn::server::CommandTable table = cairn::server::BuildCommandTable();
   cairn::server::ServerState state(**store, table, config, clock);
   state.set_sync_before_reply(sync_before_reply);
-  cairn::server::NetServer net(state, config.threads);
+  cairn::server::NetServer net(state, io_threads);
   cairn::Result<int> port = net.Listen(config.bind, config.port);
   if (!port.ok()) return Fail(port.status().ToString());
   state.tcp_port = *port;

@@ -113,7 +113,8 @@ bool PointReadRow(std::string_view key) {
 
 }  // namespace
 
-StoreCore::StoreCore(const Options& options) : options_(options) {
+StoreCore::StoreCore(const Options& options)
+    : options_(options), keyspace_gate_(options.serialize_keyspace, options.lock_timeout_ms) {
   if (!options_.clock) options_.clock = DefaultClock();
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
   member_filter_ = std::make_shared<MemberFilterFactory>(options_.clock);
@@ -124,6 +125,8 @@ StoreCore::StoreCore(const Options& options) : options_(options) {
   write_options_.sync = options_.durability == Durability::kAlways;
   txn_options_.deadlock_detect = true;
   txn_options_.lock_timeout = options_.lock_timeout_ms;
+  keyspace_txn_options_ = txn_options_;
+  keyspace_txn_options_.skip_concurrency_control = options_.serialize_keyspace;
 }
 
 StoreCore::~StoreCore() { (void)Close(); }
@@ -156,6 +159,8 @@ Status StoreCore::OpenDb() {
   db_options.keep_log_file_num = 4;
   // A column family that is rarely written would otherwise keep old WAL files alive.
   db_options.max_total_wal_size = 128ull << 20;
+  // In-place memtable updates (below) need memtable inserts made one batch at a time.
+  if (options_.serialize_keyspace) db_options.allow_concurrent_memtable_write = false;
 
   std::vector<std::string> existing;
   if (exists) {
@@ -173,18 +178,18 @@ Status StoreCore::OpenDb() {
 
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (std::size_t i = 0; i < kColumnFamilyCount; ++i) {
+    const auto family = static_cast<ColumnFamily>(i);
     rocksdb::ColumnFamilyOptions cf_options;
     cf_options.table_factory = table_factory;
-    if (static_cast<ColumnFamily>(i) == ColumnFamily::kMembers) {
+    if (family == ColumnFamily::kMembers) {
       // Decides expiry like the TTL filter, and also removes members no live key reaches.
       cf_options.compaction_filter_factory = member_filter_;
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
-    } else if (HasTtlFilter(static_cast<ColumnFamily>(i))) {
+    } else if (HasTtlFilter(family)) {
       cf_options.compaction_filter = ttl_filter_.get();
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
     }
-    if (static_cast<ColumnFamily>(i) == ColumnFamily::kRecords ||
-        static_cast<ColumnFamily>(i) == ColumnFamily::kMembers) {
+    if (IsKeyspace(family)) {
       // Point reads that miss the row cache mostly look for rows that are not there (under
       // BullMQ nearly all do: a script probes keys and hash fields a job has not got, its
       // lock, its dependencies, fields never set), and each searched the whole skiplist; a
@@ -193,17 +198,28 @@ Status StoreCore::OpenDb() {
       cf_options.memtable_prefix_bloom_size_ratio = 0.02;
       cf_options.memtable_whole_key_filtering = true;
     }
-    if (static_cast<ColumnFamily>(i) == ColumnFamily::kRecords) {
+    if (family == ColumnFamily::kRecords) {
       // Hot keys (a counter, a flag, a session written again and again) put entry after entry
       // of one key into the memtable; with a hint per key the next one goes in next to the
       // last instead of being searched for from the top of the skiplist.
       cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
     }
-    if (static_cast<ColumnFamily>(i) == ColumnFamily::kMembers) {
+    if (options_.serialize_keyspace && family == ColumnFamily::kRecords) {
+      // A row rewritten at no greater size (a lock's or a counter's new expiry or value, a
+      // list's new ends) replaces its memtable entry: the memtable keeps one entry per hot
+      // key instead of one per write, and stays small and quick to search. RocksDB allows it
+      // only where no reader sees a row change under it: here every reader and writer of the
+      // keyspace takes its turn at the gate, and point reads from elsewhere (the members
+      // compaction filter) take RocksDB's per-key in-place lock. Not for `members`: their
+      // iterators walk backwards too (ZREVRANGE, XREVRANGE, LRANGE from the tail), which
+      // RocksDB refuses over a memtable that updates in place.
+      cf_options.inplace_update_support = true;
+    }
+    if (family == ColumnFamily::kMembers) {
       // A value's members are mostly written next to each other (storage/member_prefix.h).
       cf_options.memtable_insert_with_hint_prefix_extractor = NewMemberPrefixTransform();
     }
-    if (static_cast<ColumnFamily>(i) == ColumnFamily::kQueues) {
+    if (family == ColumnFamily::kQueues) {
       // A queue deletes what it claimed; files dense with tombstones are compacted early so
       // that scans for the next ready job do not wade through them.
       cf_options.table_properties_collector_factories.push_back(
@@ -254,6 +270,11 @@ Status StoreCore::CheckOpen() const {
 
 std::unique_ptr<rocksdb::Transaction> StoreCore::BeginRaw() const {
   return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, txn_options_));
+}
+
+std::unique_ptr<rocksdb::Transaction> StoreCore::BeginKeyspace() const {
+  return std::unique_ptr<rocksdb::Transaction>(
+      db_->BeginTransaction(write_options_, keyspace_txn_options_));
 }
 
 Status StoreCore::Sync() {

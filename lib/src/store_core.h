@@ -16,6 +16,7 @@
 #include "cairn/options.h"
 #include "cairn/result.h"
 #include "storage/column_families.h"
+#include "storage/keyspace_gate.h"
 #include "storage/member_filter.h"
 #include "storage/monotonic_counter.h"
 #include "storage/row_cache.h"
@@ -55,8 +56,7 @@ class StoreCore {
   // cached). The two share one cache: their row keys never meet, since no tag (key_codec.h)
   // is used in both.
   RowCache* row_cache(ColumnFamily family) const {
-    return family == ColumnFamily::kRecords || family == ColumnFamily::kMembers ? row_cache_.get()
-                                                                                : nullptr;
+    return IsKeyspace(family) ? row_cache_.get() : nullptr;
   }
   // The column families row_cache() caches (empty without a cache).
   std::span<rocksdb::ColumnFamilyHandle* const> cached_column_families() const {
@@ -70,6 +70,12 @@ class StoreCore {
 
   // A new RocksDB transaction with the store's durability and lock settings.
   std::unique_ptr<rocksdb::Transaction> BeginRaw() const;
+  // A new RocksDB transaction over the keyspace, for a caller that holds keyspace_gate(): it
+  // takes no row locks when the keyspace is serialized (the gate keeps other threads out).
+  std::unique_ptr<rocksdb::Transaction> BeginKeyspace() const;
+  // Turns at the keyspace (Options::serialize_keyspace). Every use of the records and
+  // members column families enters it first.
+  KeyspaceGate& keyspace_gate() { return keyspace_gate_; }
 
   // The store's fencing-token counter (shared by every engine of this store).
   MonotonicCounter& fencing_counter() { return *fencing_counter_; }
@@ -106,6 +112,8 @@ class StoreCore {
   rocksdb::WriteOptions write_options_;
   rocksdb::ReadOptions read_options_;
   rocksdb::TransactionOptions txn_options_;
+  rocksdb::TransactionOptions keyspace_txn_options_;
+  KeyspaceGate keyspace_gate_;
   std::unique_ptr<rocksdb::TransactionDB> db_;
   // Indexed by ColumnFamily; then any column family a newer Cairn added (opened only so that
   // the schema check can refuse the directory).

@@ -29,6 +29,7 @@ Status TransactionCore::Commit() {
   if (!s.ok()) (void)txn_->Rollback();
   keyspace_rows_.FinishWrites();  // After the commit: its rows may be cached again.
   member_rows_.FinishWrites();
+  hold_.Release();
   return s;
 }
 
@@ -45,6 +46,7 @@ void TransactionCore::Rollback() {
   (void)txn_->Rollback();
   keyspace_rows_.FinishWrites();
   member_rows_.FinishWrites();
+  hold_.Release();
 }
 
 }  // namespace cairn::internal

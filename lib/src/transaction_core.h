@@ -30,7 +30,12 @@ template <typename Fn>
 auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
   CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
+  KeyspaceHold hold;
+  if (IsKeyspace(family)) {
+    CAIRN_ASSIGN_OR_RETURN(hold, KeyspaceHold::Enter(core.keyspace_gate()));
+  }
+  std::unique_ptr<rocksdb::Transaction> txn =
+      IsKeyspace(family) ? core.BeginKeyspace() : core.BeginRaw();
   TransactionRows rows(txn.get(), core.db(), core.cf(family), core.read_options(),
                        core.row_cache(family));
   auto result = fn(rows, core.clock().NowMs());
@@ -48,7 +53,8 @@ template <typename Fn>
 auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
   CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  std::unique_ptr<rocksdb::Transaction> txn = core.BeginRaw();
+  CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, KeyspaceHold::Enter(core.keyspace_gate()));
+  std::unique_ptr<rocksdb::Transaction> txn = core.BeginKeyspace();
   TransactionRows records(txn.get(), core.db(), core.cf(ColumnFamily::kRecords),
                           core.read_options(), core.row_cache(ColumnFamily::kRecords));
   TransactionRows members(txn.get(), core.db(), core.cf(ColumnFamily::kMembers),
@@ -66,8 +72,10 @@ auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
 
 class TransactionCore {
  public:
-  TransactionCore(StoreCore* store, std::unique_ptr<rocksdb::Transaction> txn)
+  // `hold`: the transaction's turn at the keyspace gate, kept until it commits or rolls back.
+  TransactionCore(StoreCore* store, KeyspaceHold hold, std::unique_ptr<rocksdb::Transaction> txn)
       : store_(store),
+        hold_(std::move(hold)),
         txn_(std::move(txn)),
         keyspace_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kRecords),
                        store->read_options(), store->row_cache(ColumnFamily::kRecords)),
@@ -101,6 +109,7 @@ class TransactionCore {
   Status CheckActive() const;
 
   StoreCore* store_;
+  KeyspaceHold hold_;  // Destroyed after txn_: no other thread comes in while it is open.
   std::unique_ptr<rocksdb::Transaction> txn_;
   TransactionRows keyspace_rows_;
   TransactionRows member_rows_;

@@ -19,20 +19,39 @@ namespace {
 // it commits, as dispatch does for every other write: its transaction holds their locks by
 // then, so an EXEC that compared versions earlier has finished, and one that compares later
 // sees the change (watch_registry.h).
+//
+// A parked try passes its `waiter`: the try then runs only if the wait was not interrupted,
+// and *ran says whether it did. The check comes inside the transaction, after its begin: with
+// the keyspace taken in turns (Options::serialize_keyspace), the begin waits for the io
+// thread's turn, and the io thread may interrupt the waiter meanwhile (its client closed),
+// which waits for a try under way — so a try must not be under way while it waits for the turn.
 Result<bool> TryOnStore(Store& store, const BlockingCommand& command, int protocol,
-                        std::string* reply, WatchRegistry* watches = nullptr) {
+                        std::string* reply, WatchRegistry* watches = nullptr,
+                        KeyWaiter* waiter = nullptr, bool* ran = nullptr) {
   bool served = false;
   Status s = store.RunTransaction([&](Transaction& txn) -> Status {
     reply->clear();
-    resp::ReplyWriter writer(reply, protocol);
-    Result<bool> r = command.attempt(txn, writer);
-    if (!r.ok()) return r.status();
-    served = *r;
-    if (served && watches != nullptr && command.takes && command.watched_write) {
-      for (const std::string& key : command.keys) watches->Touch(key);
-      for (const std::string& key : command.also_writes) watches->Touch(key);
+    served = false;
+    Status attempt_status;
+    auto attempt = [&] {
+      resp::ReplyWriter writer(reply, protocol);
+      Result<bool> r = command.attempt(txn, writer);
+      if (!r.ok()) {
+        attempt_status = r.status();
+        return;
+      }
+      served = *r;
+      if (served && watches != nullptr && command.takes && command.watched_write) {
+        for (const std::string& key : command.keys) watches->Touch(key);
+        for (const std::string& key : command.also_writes) watches->Touch(key);
+      }
+    };
+    if (waiter == nullptr) {
+      attempt();
+    } else {
+      *ran = waiter->TryUnlessInterrupted(attempt);
     }
-    return Status::Ok();
+    return attempt_status;
   });
   if (!s.ok()) return s;
   return served;
@@ -78,24 +97,30 @@ ParkedCall Park(ServerState& server, BlockingCommand command, int protocol,
     std::string out;
     bool served = false;
     bool ended = false;  // Without being served: stopped, or the timeout passed.
+    bool again = false;  // The last try could not begin (the keyspace stayed busy): try again.
     while (true) {
-      waiter->WaitUntil(deadline);
-      if (waiter->TakeWakeup()) {
+      if (!again) waiter->WaitUntil(deadline);
+      if (waiter->TakeWakeup() || std::exchange(again, false)) {
         Result<bool> tried = false;
         // A client gone (or killed) is not served: its reply would be for nobody.
-        const bool ran = !stop.load() && waiter->TryUnlessInterrupted([&] {
+        bool ran = false;
+        if (!stop.load()) {
           // Outside dispatch, which touches the keys of every other write for WATCH.
-          tried = TryOnStore(server.store(), command, protocol, &out, &server.watches());
-        });
-        if (ran && !tried.ok()) {
+          tried = TryOnStore(server.store(), command, protocol, &out, &server.watches(),
+                             waiter.get(), &ran);
+        }
+        // Busy before the try ran: the io thread held the keyspace for lock_timeout_ms (a
+        // long script). The client still waits, as on Redis.
+        again = !ran && !tried.ok() && tried.status().IsBusy();
+        if (!again && !tried.ok()) {
           out.clear();
           resp::ReplyWriter writer(&out, protocol);
           ReplyStatus(writer, tried.status());
           break;
         }
-        served = ran && *tried;
+        served = ran && tried.ok() && *tried;
         if (served) break;
-        ended = !ran;
+        ended = !ran && !again;
       }
       if (ended || stop.load() || waiter->interrupted() || Steady::now() >= deadline) {
         out.clear();

@@ -99,12 +99,13 @@ void NetServer::Run() {
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
+  // Each pass scheduled its commit, and the io threads ran until no work was left; this only
+  // makes sure that no transaction outlives them into the store's close — nor holds the
+  // keyspace (Options::serialize_keyspace) that a parked call may still wait for.
+  for (auto& pass : passes_) pass->batch().Commit();
   // Every connection was closed, which stopped its parked call: these end promptly, and must
   // before the store closes.
   parked_threads_.JoinAll();
-  // Each pass scheduled its commit, and the io threads ran until no work was left; this only
-  // makes sure that no transaction outlives them into the store's close.
-  for (auto& pass : passes_) pass->batch().Commit();
 }
 
 void NetServer::Stop() {

@@ -21,11 +21,14 @@ using test::TestOptions;
 
 class TransactionTest : public ::testing::Test {
  protected:
-  void Open(std::int64_t lock_timeout_ms = 1000) {
+  void Open(std::int64_t lock_timeout_ms = 1000, bool serialize_keyspace = false) {
     Options options = TestOptions(dir_.path());
     options.lock_timeout_ms = lock_timeout_ms;
+    options.serialize_keyspace = serialize_keyspace;
     store_ = OpenOrDie(options);
   }
+
+  void TransfersConserveTheTotal();
 
   std::unique_ptr<Transaction> Begin() {
     auto txn = store_->BeginTransaction();
@@ -292,6 +295,16 @@ TEST_F(TransactionTest, RunTransactionRetriesBusyAndPropagatesOtherErrors) {
 // order; readers check that every consistent view sums to the starting total.
 TEST_F(TransactionTest, TransfersConserveTheTotalAndAreNeverSeenHalfDone) {
   Open();
+  TransfersConserveTheTotal();
+}
+
+// The same with the keyspace taken in turns: no row locks, rows rewritten in place.
+TEST_F(TransactionTest, TransfersConserveTheTotalWhenThreadsTakeTurns) {
+  Open(/*lock_timeout_ms=*/10000, /*serialize_keyspace=*/true);
+  TransfersConserveTheTotal();
+}
+
+void TransactionTest::TransfersConserveTheTotal() {
   constexpr int kAccounts = 100;
   constexpr int kStart = 1000;
   constexpr int kWriters = 4;

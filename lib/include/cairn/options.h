@@ -47,12 +47,27 @@ struct Options {
   // it exact. Default: 32 MiB. 0 turns it off.
   std::size_t row_cache_bytes = 32 * 1024 * 1024;
 
-  // How long a transaction waits for a key locked by another transaction before it fails with
-  // kBusy. Default: 1000 ms. Must be in [1, 60000].
+  // How long a transaction waits for a key locked by another transaction (with
+  // serialize_keyspace: for its turn at the keyspace) before it fails with kBusy.
+  // Default: 1000 ms. Must be in [1, 60000].
   std::int64_t lock_timeout_ms = 1000;
 
   // Source of time for expiry and the compaction filters. Default (null): DefaultClock().
   std::shared_ptr<Clock> clock;
+  // How threads share the keyspace (records, hashes, lists, sets, sorted sets, streams and
+  // idempotency records). false (default): each transaction locks the rows it touches, so
+  // threads working on different keys run side by side. true: they take turns, first come
+  // first served — a call, or a Transaction from its begin to its commit or rollback, has the
+  // keyspace to itself, and a thread that finds it taken waits (up to lock_timeout_ms, then
+  // kBusy). No row is locked, and a key's row (a string, an expiry, a collection's size and
+  // ends; not the members of a collection) rewritten at no greater size replaces its old
+  // value in the memtable instead of adding a version beside it. For a store used mostly from one
+  // thread, as an event loop uses it (cairn-server with one io thread): its calls cost less,
+  // and a hot key (a counter, a lock, a rate limit) keeps one memtable entry.
+  // REQUIRES when true: a Transaction is committed or rolled back before its thread waits for
+  // another thread that uses the keyspace (that thread waits for the transaction: both stop
+  // until the timeout).
+  bool serialize_keyspace = false;
 };
 
 }  // namespace cairn

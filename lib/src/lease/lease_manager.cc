@@ -169,6 +169,8 @@ class LeaseManager::Impl {
     CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
     // One transaction over two column families: the lease row is locked while the record is
     // written, so no newer fencing number can be issued in between.
+    CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
+                           internal::KeyspaceHold::Enter(core_.keyspace_gate()));
     std::unique_ptr<rocksdb::Transaction> txn = core_.BeginRaw();
     internal::TransactionRows leases(txn.get(), core_.db(), core_.cf(ColumnFamily::kLeases),
                                      core_.read_options(), core_.row_cache(ColumnFamily::kLeases));

@@ -32,6 +32,11 @@ inline std::string_view ColumnFamilyName(ColumnFamily cf) {
 
 inline bool HasTtlFilter(ColumnFamily cf) { return cf != ColumnFamily::kMeta; }
 
+// The keyspace: keys of every Redis kind and idempotency records, with their members.
+inline bool IsKeyspace(ColumnFamily cf) {
+  return cf == ColumnFamily::kRecords || cf == ColumnFamily::kMembers;
+}
+
 // Files older than this are recompacted even if nothing else would touch them, so that the
 // TTL filter also reaches cold data. Hours, as DESIGN.md asks: often enough to reclaim space
 // within a day, rare enough to cost little.
