@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "storage/indexed_memtable.h"
 #include "storage/key_codec.h"
 #include "storage/member_prefix.h"
 #include "storage/rocks_status.h"
@@ -214,6 +215,8 @@ Status StoreCore::OpenDb() {
       // iterators walk backwards too (ZREVRANGE, XREVRANGE, LRANGE from the tail), which
       // RocksDB refuses over a memtable that updates in place.
       cf_options.inplace_update_support = true;
+      // And that rewrite finds the row by a hash probe, not a skiplist search.
+      cf_options.memtable_factory = NewIndexedSkipListFactory();
     }
     if (family == ColumnFamily::kMembers) {
       // A value's members are mostly written next to each other (storage/member_prefix.h).

@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "cairn/limits.h"
 #include "commands/arguments.h"
 #include "commands/ascii.h"
 #include "commands/atomically.h"
@@ -105,16 +106,25 @@ void ExpireGeneric(CommandContext& ctx, bool seconds, bool absolute, std::string
     }
     when *= 1000;
   }
+  const std::int64_t now = Now(ctx);
   if (!absolute) {
-    const std::int64_t now = Now(ctx);
     if ((when > 0 && when > INT64_MAX - now) || (when < 0 && when < INT64_MIN + now)) {
       return ctx.reply.Error(InvalidExpire(name));
     }
     when += now;
   }
   bool applied = false;
+  // Without a condition one read of the key does (ExpireAt says whether it exists); a deadline
+  // the store refuses must still answer 0 for a missing key, so it goes the long way.
+  const bool direct = !(nx || xx || gt || lt) && (when <= now || when - now <= kMaxTtlMs);
   Status s = Atomically(ctx, [&](Records& data) -> Status {
     applied = false;
+    if (direct) {
+      Result<bool> done = when <= now ? data.Delete(ctx.args[1]) : data.ExpireAt(ctx.args[1], when);
+      if (!done.ok()) return done.status();
+      applied = *done;
+      return Status::Ok();
+    }
     Result<TtlState> ttl = data.GetTtl(ctx.args[1]);
     if (!ttl.ok()) return ttl.status();
     if (ttl->kind == TtlState::Kind::kMissing) return Status::Ok();
@@ -126,7 +136,7 @@ void ExpireGeneric(CommandContext& ctx, bool seconds, bool absolute, std::string
       return Status::Ok();
     }
     applied = true;
-    if (when <= Now(ctx)) return data.Delete(ctx.args[1]).status();
+    if (when <= now) return data.Delete(ctx.args[1]).status();
     return data.ExpireAt(ctx.args[1], when).status();
   });
   if (!s.ok()) return ReplyStatus(ctx.reply, s);
