@@ -35,7 +35,8 @@ Status TransactionCore::Commit() {
 
 Status TransactionCore::RollbackToSavePoint() {
   Status s = FromRocks(txn_->RollbackToSavePoint(), "roll back to a save point");
-  keyspace_rows_.ForgetLastWrite();  // Its last write may be among those undone.
+  // Its last write may be among those undone, and the locks taken since are released.
+  keyspace_rows_.ForgetLastWrite();
   member_rows_.ForgetLastWrite();
   return s;
 }

@@ -145,6 +145,21 @@ TEST_F(TransactionTest, SavePointTakesBackTheWritesSinceIt) {
 // A hash's field rows are written into the transaction's batch without a lock of their own
 // (the hash's metadata row guards them): a write of nothing but such rows still commits, and
 // a rollback to a save point still takes them back.
+// A rollback to a save point releases the locks taken since: a key read after the save point
+// may then be changed by others, and the transaction's next read must see the change.
+TEST_F(TransactionTest, AReadAfterARollbackToASavePointSeesWritesMadeMeanwhile) {
+  Open(/*lock_timeout_ms=*/50);
+  ASSERT_TRUE(store_->Set("k", "old").ok());
+  auto txn = Begin();
+  txn->SetSavePoint();
+  EXPECT_EQ(*txn->Get("k"), "old");
+  EXPECT_EQ(*txn->Get("k"), "old");
+  ASSERT_TRUE(txn->RollbackToSavePoint().ok());
+  ASSERT_TRUE(store_->Set("k", "new").ok()) << "the lock was released";
+  EXPECT_EQ(*txn->Get("k"), "new");
+  ASSERT_TRUE(txn->Commit().ok());
+}
+
 TEST_F(TransactionTest, HashFieldWritesCommitAndRollBackLikeOtherWrites) {
   Open(/*lock_timeout_ms=*/1);
   const HashField initial[] = {{"f", "1"}, {"g", "1"}};

@@ -179,8 +179,12 @@ class TransactionRows final : public Rows {
         [&](const rocksdb::ReadOptions& o) { return txn_->GetIterator(o, cf_); });
   }
 
-  // Call after the transaction rolled back to a save point: the last write may be undone.
-  void ForgetLastWrite() { last_put_ = false; }
+  // Call after the transaction rolled back to a save point: the last write may be undone, and
+  // the locks taken since were released, so the committed row remembered may change.
+  void ForgetLastWrite() {
+    last_put_ = false;
+    remembered_ = false;
+  }
 
   // Call once the transaction has committed or rolled back: the cache may again remember the
   // keys it wrote. Idempotent; the destructor calls it too.
@@ -207,7 +211,9 @@ class TransactionRows final : public Rows {
     if (written_.count(key.ToStringView()) != 0) {
       std::unique_ptr<rocksdb::WBWIIterator> own(txn_->GetWriteBatch()->NewIterator(cf_));
       own->Seek(key);
-      if (!own->Valid() || own->Entry().key != key) return ReadCommitted(key, value);
+      if (!own->Valid() || own->Entry().key != key) {
+        return ReadCommitted(key, value, /*locked=*/true);
+      }
       const rocksdb::WriteEntry entry = own->Entry();
       if (entry.type == rocksdb::kPutRecord) {
         value->assign(entry.value.data(), entry.value.size());
@@ -218,12 +224,28 @@ class TransactionRows final : public Rows {
       }
       return txn_->Get(read_options_, cf_, key, value);  // A merge: let RocksDB resolve it.
     }
-    return ReadCommitted(key, value);
+    return ReadCommitted(key, value, /*locked=*/true);
   }
 
-  // The committed row of a key the transaction has not written (or has undone).
-  rocksdb::Status ReadCommitted(const rocksdb::Slice& key, std::string* value) {
-    return ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
+  // The committed row of a key the transaction has not written (or has undone). The last one
+  // read under its lock is kept: scripts read a key again and again (GET then PEXPIRE, SET NX
+  // then INCRBY then PTTL), and the lock keeps that row from changing, so the copy answers
+  // them without another probe of the row cache.
+  rocksdb::Status ReadCommitted(const rocksdb::Slice& key, std::string* value,
+                                bool locked = false) {
+    if (remembered_ && key.ToStringView() == remembered_key_) {
+      if (!remembered_found_) return rocksdb::Status::NotFound();
+      *value = remembered_value_;
+      return rocksdb::Status::OK();
+    }
+    rocksdb::Status s = ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
+    if (locked && (s.ok() || s.IsNotFound())) {
+      remembered_ = true;
+      remembered_key_.assign(key.data(), key.size());
+      remembered_found_ = s.ok();
+      if (s.ok()) remembered_value_ = *value;
+    }
+    return s;
   }
 
   bool Cached(const rocksdb::Slice& key) const {
@@ -264,6 +286,12 @@ class TransactionRows final : public Rows {
   std::string last_key_;
   bool last_put_ = false;  // The newest write put last_value_ (and was not undone since).
   std::string last_value_;
+  // The committed row last read under its lock (ReadCommitted). Reads look at the
+  // transaction's own writes first, so a key written since is never answered from here.
+  bool remembered_ = false;
+  std::string remembered_key_;
+  bool remembered_found_ = false;
+  std::string remembered_value_;
 };
 
 // Direct database access. Each write is atomic on its own (TransactionDB locks the key for
