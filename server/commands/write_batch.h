@@ -24,7 +24,8 @@ namespace cairn::server {
 
 class WriteBatch {
  public:
-  explicit WriteBatch(Store& store) : store_(store) {}
+  explicit WriteBatch(Store& store)
+      : store_(store), conflicts_possible_(!store.options().serialize_keyspace) {}
   ~WriteBatch() { Commit(); }
   WriteBatch(const WriteBatch&) = delete;
   WriteBatch& operator=(const WriteBatch&) = delete;
@@ -41,13 +42,14 @@ class WriteBatch {
   template <typename Fn>
   Outcome Run(bool several_keys, Fn&& run) {
     if (!Begin()) return Outcome::kNotRun;  // Run alone, the command reports why.
-    if (several_keys) txn_->SetSavePoint();
+    const bool save = several_keys && conflicts_possible_;
+    if (save) txn_->SetSavePoint();
     BusyNotingRecords records(*txn_);
     running_ = true;
     run(static_cast<Records&>(records), txn_.get());
     running_ = false;
-    if (records.busy()) return TakeBack(several_keys);
-    if (several_keys) (void)txn_->PopSavePoint();
+    if (records.busy()) return TakeBack(save);
+    if (save) (void)txn_->PopSavePoint();
     return Outcome::kRan;
   }
 
@@ -71,6 +73,9 @@ class WriteBatch {
   Outcome TakeBack(bool to_save_point);
 
   Store& store_;
+  // False when the store takes the keyspace in turns (Options::serialize_keyspace): its
+  // transactions lock no rows, so none meets a conflict and no command needs a save point.
+  const bool conflicts_possible_;
   std::unique_ptr<Transaction> txn_;
   bool running_ = false;
   Status failure_;

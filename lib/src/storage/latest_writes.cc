@@ -80,11 +80,18 @@ rocksdb::Status CommitLatestWrites(rocksdb::TransactionDB& db, rocksdb::Transact
   if (writes < kMinWritesToCollapse && !publish) return txn.Commit();
   const std::optional<std::uint32_t> keys = CountKeys(indexed, families);
   if (!keys || (*keys >= writes && !publish)) return txn.Commit();
-  rocksdb::WriteBatch latest = Latest(indexed, families);
+  // With no key written twice the batch is written as it is; otherwise only the newest write
+  // of each key.
+  rocksdb::WriteBatch latest;
+  rocksdb::WriteBatch* batch = indexed.GetWriteBatch();
+  if (*keys < writes) {
+    latest = Latest(indexed, families);
+    batch = &latest;
+  }
   // The base database skips TransactionDB's per-key locking: this transaction already holds
   // the lock of every key in the batch, or of the metadata row that guards it (RowLocking),
   // so no other writer can come between.
-  rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), &latest);
+  rocksdb::Status s = db.GetRootDB()->Write(*txn.GetWriteOptions(), batch);
   if (!s.ok()) return s;
   if (publish) {
     for (rocksdb::ColumnFamilyHandle* family : cached) {
