@@ -93,13 +93,19 @@ void PushStrings(lua_State* L, const std::vector<std::string_view>* items) {
   }
 }
 
-// The real globals (the environment's reads fall through to them; scripts cannot write them).
-void SetGlobal(lua_State* L, const char* name) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
-  lua_insert(L, -2);
-  lua_setfield(L, -2, name);
-  lua_pop(L, 1);
+// Sets the real global (the environment's reads fall through to them; scripts cannot write
+// them) whose name the registry holds at name_ref to the value on top, which it pops. The
+// real globals have no __newindex: a raw set is what lua_setfield would do.
+void SetGlobal(lua_State* L, int name_ref) {
+  const VmState* vm = StateOf(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm->globals_ref);  // value, globals
+  lua_rawgeti(L, LUA_REGISTRYINDEX, name_ref);         // value, globals, name
+  lua_pushvalue(L, -3);                                // value, globals, name, value
+  lua_rawset(L, -3);                                   // value, globals
+  lua_pop(L, 2);
 }
+
+int Ref(lua_State* L) { return luaL_ref(L, LUA_REGISTRYINDEX); }
 
 }  // namespace
 
@@ -110,8 +116,14 @@ ScriptVm::ScriptVm(std::size_t memory_limit)
   OpenSandbox(L_);
   lua_newtable(L_);
   lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_getfield(L_, LUA_REGISTRYINDEX, kGlobalsKey);
+  state_->globals_ref = Ref(L_);
+  lua_pushliteral(L_, "KEYS");
+  state_->keys_name_ref = Ref(L_);
+  lua_pushliteral(L_, "ARGV");
+  state_->argv_name_ref = Ref(L_);
   lua_pushcfunction(L_, HandleError);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kHandlerKey);
+  state_->handler_ref = Ref(L_);
 }
 
 ScriptVm::~ScriptVm() { lua_close(L_); }
@@ -119,6 +131,8 @@ ScriptVm::~ScriptVm() { lua_close(L_); }
 void ScriptVm::Follow(std::uint64_t cache_epoch) {
   if (cache_epoch == epoch_) return;
   epoch_ = cache_epoch;
+  for (const auto& [sha, compiled] : compiled_)
+    luaL_unref(L_, LUA_REGISTRYINDEX, compiled.function);
   compiled_.clear();
   lua_newtable(L_);
   lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
@@ -126,7 +140,7 @@ void ScriptVm::Follow(std::uint64_t cache_epoch) {
 }
 
 const ScriptVm::Compiled* ScriptVm::Find(std::string_view sha) const {
-  auto it = compiled_.find(std::string(sha));
+  auto it = compiled_.find(sha);
   return it == compiled_.end() ? nullptr : &it->second;
 }
 
@@ -152,8 +166,8 @@ std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_v
   lua_pushlstring(L_, sha.data(), sha.size());
   lua_pushvalue(L_, -3);
   lua_rawset(L_, -3);
-  lua_pop(L_, 2);
-  compiled_[std::string(sha)] = Compiled{header.no_writes};
+  lua_pop(L_, 1);  // The function stays on top, for its reference.
+  compiled_[std::string(sha)] = Compiled{header.no_writes, Ref(L_)};
   return std::nullopt;
 }
 
@@ -182,18 +196,23 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   // The memory limit holds while the script's own code runs (protected calls, whose memory
   // errors become its failure), and not for the bookkeeping around it, where an allocation
   // error would have no protected call to return to.
-  lua_getfield(L, LUA_REGISTRYINDEX, kHandlerKey);
-  lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
-  lua_pushlstring(L, request.sha.data(), request.sha.size());
-  lua_rawget(L, -2);
-  lua_remove(L, -2);  // handler, function
+  lua_rawgeti(L, LUA_REGISTRYINDEX, vm.handler_ref);
+  if (request.function != 0) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, request.function);
+  } else {
+    lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+    lua_pushlstring(L, request.sha.data(), request.sha.size());
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+  }  // handler, function
   struct Setup {
     static int Run(lua_State* L) {
       auto* req = static_cast<const ScriptRequest*>(lua_touserdata(L, 1));
+      const VmState* vm = StateOf(L);
       PushStrings(L, req->keys);
-      SetGlobal(L, "KEYS");
+      SetGlobal(L, vm->keys_name_ref);
       PushStrings(L, req->argv);
-      SetGlobal(L, "ARGV");
+      SetGlobal(L, vm->argv_name_ref);
       return 0;
     }
   };
@@ -238,9 +257,9 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   // step here: Lua collects as it allocates, and a step per run cost a fifth of a short
   // script's time.)
   lua_pushnil(L);
-  SetGlobal(L, "KEYS");
+  SetGlobal(L, vm.keys_name_ref);
   lua_pushnil(L);
-  SetGlobal(L, "ARGV");
+  SetGlobal(L, vm.argv_name_ref);
   lua_gc(L, LUA_GCRESTART, 0);
   return outcome;
 }

@@ -25,6 +25,7 @@ struct VmState;
 
 struct ScriptRequest {
   std::string_view sha;  // Compiled in this VM (Compile).
+  int function = 0;      // Its ScriptVm::Compiled::function, if known (found by sha if 0).
   const std::vector<std::string_view>* keys = nullptr;
   const std::vector<std::string_view>* argv = nullptr;
   std::int64_t time_limit_ms = 0;           // 0: none.
@@ -54,6 +55,7 @@ class ScriptVm {
 
   struct Compiled {
     bool no_writes = false;  // "#!lua flags=no-writes": runs as a read-only script.
+    int function = 0;        // Registry reference of the compiled function.
   };
   // The script named sha, if this VM has compiled it.
   const Compiled* Find(std::string_view sha) const;
@@ -73,7 +75,11 @@ class ScriptVm {
   std::size_t memory_limit_;
   lua_State* L_ = nullptr;
   std::uint64_t epoch_ = 0;
-  std::unordered_map<std::string, Compiled> compiled_;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Compiled, NameHash, std::equal_to<>> compiled_;
 };
 
 // The calling thread's VM, created on first use with `memory_limit` (later calls adjust it).

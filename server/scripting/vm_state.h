@@ -31,6 +31,13 @@ struct VmState {
   enum class Stop { kNone, kKilled, kTimedOut };
   Stop stop = Stop::kNone;
   bool abort = false;  // The host asked to stop and run the script again.
+
+  // Registry references (luaL_ref), set once: a run reaches these by array index instead of
+  // hashing a name into the registry (and interning it) several times per script.
+  int globals_ref = 0;    // The real global table (kGlobalsKey).
+  int keys_name_ref = 0;  // The strings "KEYS" and "ARGV".
+  int argv_name_ref = 0;
+  int handler_ref = 0;  // The error handler of every run.
 };
 
 inline VmState* StateOf(lua_State* L) {
@@ -43,7 +50,6 @@ inline VmState* StateOf(lua_State* L) {
 inline constexpr const char* kScriptsKey = "cairn.scripts";      // sha → compiled function
 inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
 inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true
-inline constexpr const char* kHandlerKey = "cairn.error_handler";
 
 // Error object raised when the host asks the script to stop and start again; no Lua code can
 // make one, so it is told apart from every script error.
