@@ -199,10 +199,11 @@ Status StoreCore::OpenDb() {
       cf_options.memtable_prefix_bloom_size_ratio = 0.02;
       cf_options.memtable_whole_key_filtering = true;
     }
-    if (family == ColumnFamily::kRecords) {
+    if (family == ColumnFamily::kRecords && !options_.serialize_keyspace) {
       // Hot keys (a counter, a flag, a session written again and again) put entry after entry
       // of one key into the memtable; with a hint per key the next one goes in next to the
-      // last instead of being searched for from the top of the skiplist.
+      // last instead of being searched for from the top of the skiplist. (With
+      // serialize_keyspace the indexed memtable below keeps those hints itself.)
       cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
     }
     if (options_.serialize_keyspace && family == ColumnFamily::kRecords) {

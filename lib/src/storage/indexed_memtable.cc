@@ -53,25 +53,37 @@ rocksdb::Slice InternalKeyOf(const char* entry) {
   return rocksdb::Slice(key, length);
 }
 
-// User key -> its newest entry: an open-addressing table of (hash, entry) slots, half empty
-// at most, probed linearly. A probe compares hashes, and reads an entry only on a match: one
-// cache miss for the slot and one for the entry, where a node-based map paid about four.
-// Written by the memtable's one writer, read by any thread.
+// User key -> its newest entry, and the skiplist insert hint of the key: an open-addressing
+// table of (hash, entry, hint) slots, half empty at most, probed linearly. A probe compares
+// hashes, and reads an entry only on a match: one cache miss for the slot and one for the
+// entry, where a node-based map paid about four. Written by the memtable's one writer, read
+// by any thread (Find takes the lock; the writer reads without it, since only it changes
+// the table, and readers never look at the hints it writes).
 class NewestEntries {
  public:
   NewestEntries() : slots_(kInitialSlots) {}
 
-  void Note(const char* entry) {
+  // The writer's insert of `entry`: insert(hint) puts it in the skiplist — with the hint of
+  // its key's last insert when the key has entries already (a rewrite that could not be made
+  // in place: a longer value, a deletion), so that the skiplist searches from there; with
+  // nullptr for a new key, which gets no hint (a hint costs the skiplist a splice of ~200
+  // bytes, wasted on the many keys written once). If insert returns true the entry becomes
+  // its key's newest.
+  template <typename Insert>
+  bool Add(const char* entry, Insert&& insert) {
     const EntryKey key = DecodeEntry(entry);
     const std::uint64_t hash = Hash(key.user_key);
+    const std::size_t at = Probe(hash, key.user_key);
+    if (!insert(slots_[at].entry != nullptr ? &slots_[at].hint : nullptr)) return false;
     std::unique_lock<std::shared_mutex> lock(mu_);
-    Slot& slot = slots_[Probe(hash, key.user_key)];
+    Slot& slot = slots_[at];
     if (slot.entry == nullptr) {
-      slot = Slot{hash, entry};
+      slot = Slot{hash, entry, nullptr};
       if (++used_ * 2 > slots_.size()) Grow();
     } else if (DecodeEntry(slot.entry).sequence < key.sequence) {
       slot.entry = entry;
     }
+    return true;
   }
 
   const char* Find(std::string_view user_key) const {
@@ -89,6 +101,7 @@ class NewestEntries {
   struct Slot {
     std::uint64_t hash = 0;
     const char* entry = nullptr;  // nullptr: empty.
+    void* hint = nullptr;         // The skiplist's insert hint for the key (a splice).
   };
   static constexpr std::size_t kInitialSlots = 1024;  // A power of two.
 
@@ -186,23 +199,21 @@ class IndexedSkipListRep final : public rocksdb::MemTableRep {
   rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
     return skiplist_->Allocate(len, buf);
   }
-  void Insert(rocksdb::KeyHandle handle) override {
-    skiplist_->Insert(handle);
-    index_.Note(static_cast<const char*>(handle));
-  }
+  // Inserts with the key's own hint (NewestEntries::Add); RocksDB's hints (a column family
+  // with memtable_insert_with_hint_prefix_extractor) are used instead when it passes them.
+  void Insert(rocksdb::KeyHandle handle) override { (void)InsertKey(handle); }
   bool InsertKey(rocksdb::KeyHandle handle) override {
-    if (!skiplist_->InsertKey(handle)) return false;
-    index_.Note(static_cast<const char*>(handle));
-    return true;
+    return index_.Add(static_cast<const char*>(handle), [&](void** hint) {
+      return hint != nullptr ? skiplist_->InsertKeyWithHint(handle, hint)
+                             : skiplist_->InsertKey(handle);
+    });
   }
   void InsertWithHint(rocksdb::KeyHandle handle, void** hint) override {
-    skiplist_->InsertWithHint(handle, hint);
-    index_.Note(static_cast<const char*>(handle));
+    (void)InsertKeyWithHint(handle, hint);
   }
   bool InsertKeyWithHint(rocksdb::KeyHandle handle, void** hint) override {
-    if (!skiplist_->InsertKeyWithHint(handle, hint)) return false;
-    index_.Note(static_cast<const char*>(handle));
-    return true;
+    return index_.Add(static_cast<const char*>(handle),
+                      [&](void**) { return skiplist_->InsertKeyWithHint(handle, hint); });
   }
   bool Contains(const char* key) const override { return skiplist_->Contains(key); }
   void MarkReadOnly() override { skiplist_->MarkReadOnly(); }
