@@ -86,11 +86,15 @@ ParkedCall ParkAcquire(CommandContext& ctx, AcquireWaitOptions options, std::int
     options.stop = &stop;
     const BlockDeadline deadline(clock, block_ms);
     Result<AcquireResult> result = AcquireResult(LeaseBusy{});
-    do {
+    // The stop flag is looked at before each try, the first included: a client that left
+    // before this thread began must not be given the lease.
+    while (!stop.load()) {
       options.wait_ms = deadline.NextWait(kMaxLeaseTtlMs);
       result = leases.Acquire(resource, owner, ttl_ms, options);
-    } while (result.ok() && std::holds_alternative<LeaseBusy>(*result) && !stop.load() &&
-             !deadline.Expired());
+      if (!result.ok() || !std::holds_alternative<LeaseBusy>(*result) || deadline.Expired()) {
+        break;
+      }
+    }
     if (stop.load() && result.ok()) {
       // The client went away while the lease was being taken: give it back rather than hold
       // it for nobody until it expires.

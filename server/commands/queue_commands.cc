@@ -251,10 +251,13 @@ ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t blo
     options.stop = &stop;
     const BlockDeadline deadline(clock, block_ms);
     Result<std::vector<ClaimedJob>> jobs = std::vector<ClaimedJob>();
-    do {
+    // The stop flag is looked at before each try, the first included: a client that left
+    // before this thread began must not be handed jobs (they would wait out their lease).
+    while (!stop.load()) {
       options.wait_ms = deadline.NextWait(kMaxVisibilityMs);
       jobs = queues.Claim(queue, group, consumer, options);
-    } while (jobs.ok() && jobs->empty() && !stop.load() && !deadline.Expired());
+      if (!jobs.ok() || !jobs->empty() || deadline.Expired()) break;
+    }
     std::string out;
     resp::ReplyWriter reply(&out, protocol);
     WriteClaimed(reply, jobs, queue, group);
