@@ -61,7 +61,7 @@ int Serve(const ServerConfig& config) {
   // One io thread runs every command, so its transactions need no row locks: the keyspace is
   // taken in turns, and a parked blocking command (BLPOP …) waits for the io thread's turn to
   // end. With several io threads, row locks let them work side by side.
-  const int io_threads = config.threads > 0 ? config.threads : cairn::server::DefaultIoThreads();
+  const int io_threads = cairn::server::IoThreads(config.threads);
   options.serialize_keyspace = io_threads == 1;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;

@@ -171,7 +171,6 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
   RunningScripts::Entry running(ctx.server.running_scripts());
   scripting::ScriptRequest request;
   request.sha = sha;
-  request.function = compiled->function;
   request.keys = &keys;
   request.argv = &argv;
   request.time_limit_ms = ctx.server.lua_time_limit_ms();

@@ -9,13 +9,13 @@ namespace cairn::server {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
-int DefaultIoThreads() {
+int IoThreads(int configured) {
+  if (configured > 0) return configured;
   const unsigned cores = std::thread::hardware_concurrency();
   return cores <= 2 ? 1 : static_cast<int>(cores / 2);
 }
 
 NetServer::NetServer(ServerState& state, int threads) : state_(state) {
-  if (threads <= 0) threads = DefaultIoThreads();
   for (int i = 0; i < threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));

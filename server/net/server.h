@@ -19,6 +19,7 @@ namespace cairn::server {
 
 class NetServer {
  public:
+  // `threads`: the io thread count, from IoThreads. REQUIRES: threads >= 1.
   NetServer(ServerState& state, int threads);
   ~NetServer();
 
@@ -47,8 +48,8 @@ class NetServer {
   std::atomic<bool> stopping_{false};
 };
 
-// The io thread count for `threads` = 0: half the cores, at least one (the measurements in
-// the server issue: on 2 cores the benchmark client needs the other core).
-int DefaultIoThreads();
+// The io thread count for the `threads` setting: as set, or for 0 half the cores, at least one
+// (the measurements in the server issue: on 2 cores the benchmark client needs the other core).
+int IoThreads(int configured);
 
 }  // namespace cairn::server

@@ -114,8 +114,6 @@ ScriptVm::ScriptVm(std::size_t memory_limit)
   L_ = lua_newstate(Allocate, state_.get());
   if (L_ == nullptr) std::abort();  // Out of memory before the first script.
   OpenSandbox(L_);
-  lua_newtable(L_);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
   lua_getfield(L_, LUA_REGISTRYINDEX, kGlobalsKey);
   state_->globals_ref = Ref(L_);
   lua_pushliteral(L_, "KEYS");
@@ -134,8 +132,6 @@ void ScriptVm::Follow(std::uint64_t cache_epoch) {
   for (const auto& [sha, compiled] : compiled_)
     luaL_unref(L_, LUA_REGISTRYINDEX, compiled.function);
   compiled_.clear();
-  lua_newtable(L_);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
   lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
@@ -162,12 +158,7 @@ std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_v
     lua_pop(L_, 1);
     return error;
   }
-  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
-  lua_pushlstring(L_, sha.data(), sha.size());
-  lua_pushvalue(L_, -3);
-  lua_rawset(L_, -3);
-  lua_pop(L_, 1);  // The function stays on top, for its reference.
-  compiled_[std::string(sha)] = Compiled{header.no_writes, Ref(L_)};
+  compiled_[std::string(sha)] = Compiled{header.no_writes, Ref(L_)};  // Pops the function.
   return std::nullopt;
 }
 
@@ -197,14 +188,7 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   // errors become its failure), and not for the bookkeeping around it, where an allocation
   // error would have no protected call to return to.
   lua_rawgeti(L, LUA_REGISTRYINDEX, vm.handler_ref);
-  if (request.function != 0) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, request.function);
-  } else {
-    lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
-    lua_pushlstring(L, request.sha.data(), request.sha.size());
-    lua_rawget(L, -2);
-    lua_remove(L, -2);
-  }  // handler, function
+  lua_rawgeti(L, LUA_REGISTRYINDEX, Find(request.sha)->function);  // handler, function
   struct Setup {
     static int Run(lua_State* L) {
       auto* req = static_cast<const ScriptRequest*>(lua_touserdata(L, 1));

@@ -25,7 +25,6 @@ struct VmState;
 
 struct ScriptRequest {
   std::string_view sha;  // Compiled in this VM (Compile).
-  int function = 0;      // Its ScriptVm::Compiled::function, if known (found by sha if 0).
   const std::vector<std::string_view>* keys = nullptr;
   const std::vector<std::string_view>* argv = nullptr;
   std::int64_t time_limit_ms = 0;           // 0: none.

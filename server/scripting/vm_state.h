@@ -47,7 +47,6 @@ inline VmState* StateOf(lua_State* L) {
 }
 
 // Registry keys.
-inline constexpr const char* kScriptsKey = "cairn.scripts";      // sha → compiled function
 inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
 inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true
 

@@ -3,7 +3,6 @@
 #include <xxhash.h>
 
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <shared_mutex>
 #include <string_view>
@@ -41,16 +40,15 @@ EntryKey DecodeInternalKey(const char* data, std::size_t size) {
   return {std::string_view(data, size - 8), DecodeTag(data + size - 8) >> 8};
 }
 
-EntryKey DecodeEntry(const char* entry) {
-  std::uint32_t length = 0;
-  const char* key = DecodeVarint32(entry, &length);
-  return DecodeInternalKey(key, length);
-}
-
 rocksdb::Slice InternalKeyOf(const char* entry) {
   std::uint32_t length = 0;
   const char* key = DecodeVarint32(entry, &length);
   return rocksdb::Slice(key, length);
+}
+
+EntryKey DecodeEntry(const char* entry) {
+  const rocksdb::Slice key = InternalKeyOf(entry);
+  return DecodeInternalKey(key.data(), key.size());
 }
 
 // User key -> its newest entry, and the skiplist insert hint of the key: an open-addressing
@@ -133,8 +131,6 @@ class NewestEntries {
   std::vector<Slot> slots_;
   std::size_t used_ = 0;
 };
-
-class IndexedSkipListRep;
 
 // The iterator RocksDB uses to find the entries of one key. Seek goes straight to the key's
 // newest entry when that one is visible at the sought sequence (nearly always: a write's own
