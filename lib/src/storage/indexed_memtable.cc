@@ -9,47 +9,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "storage/memtable_entry.h"
+
 namespace cairn::internal {
 namespace {
 
-// A memtable entry: varint32 length, internal key (user key, then an 8-byte little-endian
-// tag: sequence << 8 | type), varint32 length, value.
-const char* DecodeVarint32(const char* p, std::uint32_t* out) {
-  std::uint32_t result = 0;
-  for (int shift = 0; shift <= 28; shift += 7) {
-    const auto byte = static_cast<unsigned char>(*p++);
-    result |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) break;
-  }
-  *out = result;
-  return p;
-}
-
-std::uint64_t DecodeTag(const char* p) {
-  std::uint64_t tag = 0;
-  for (int i = 7; i >= 0; --i) tag = (tag << 8) | static_cast<unsigned char>(p[i]);
-  return tag;
-}
-
-struct EntryKey {
-  std::string_view user_key;
-  std::uint64_t sequence;
-};
-
-EntryKey DecodeInternalKey(const char* data, std::size_t size) {
-  return {std::string_view(data, size - 8), DecodeTag(data + size - 8) >> 8};
-}
-
-rocksdb::Slice InternalKeyOf(const char* entry) {
-  std::uint32_t length = 0;
-  const char* key = DecodeVarint32(entry, &length);
-  return rocksdb::Slice(key, length);
-}
-
-EntryKey DecodeEntry(const char* entry) {
-  const rocksdb::Slice key = InternalKeyOf(entry);
-  return DecodeInternalKey(key.data(), key.size());
-}
+using memtable_entry::DecodeEntry;
+using memtable_entry::DecodeInternalKey;
+using memtable_entry::EntryKey;
+using memtable_entry::InternalKeyOf;
 
 // User key -> its newest entry, and the skiplist insert hint of the key: an open-addressing
 // table of (hash, entry, hint) slots, half empty at most, probed linearly. A probe compares

@@ -1,0 +1,53 @@
+// Reading RocksDB's memtable entries, for the memtables of our own (indexed_memtable,
+// btree_memtable). An entry is: varint32 length, internal key (user key, then an 8-byte
+// little-endian tag: sequence << 8 | type), varint32 length, value. A memtable key — what
+// RocksDB hands a memtable to look for — is the same without the value.
+#pragma once
+
+#include <rocksdb/slice.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace cairn::internal::memtable_entry {
+
+inline const char* DecodeVarint32(const char* p, std::uint32_t* out) {
+  std::uint32_t result = 0;
+  for (int shift = 0; shift <= 28; shift += 7) {
+    const auto byte = static_cast<unsigned char>(*p++);
+    result |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  *out = result;
+  return p;
+}
+
+struct EntryKey {
+  std::string_view user_key;
+  std::uint64_t sequence;
+};
+
+inline EntryKey DecodeInternalKey(const char* data, std::size_t size) {
+  std::uint64_t tag = 0;
+  for (int i = 7; i >= 0; --i) tag = (tag << 8) | static_cast<unsigned char>(data[size - 8 + i]);
+  return {std::string_view(data, size - 8), tag >> 8};
+}
+
+// The internal key of an entry or of a memtable key.
+inline rocksdb::Slice InternalKeyOf(const char* entry) {
+  std::uint32_t length = 0;
+  const char* key = DecodeVarint32(entry, &length);
+  return rocksdb::Slice(key, length);
+}
+
+inline std::string_view UserKeyOf(const char* entry) {
+  const rocksdb::Slice key = InternalKeyOf(entry);
+  return std::string_view(key.data(), key.size() - 8);
+}
+
+inline EntryKey DecodeEntry(const char* entry) {
+  const rocksdb::Slice key = InternalKeyOf(entry);
+  return DecodeInternalKey(key.data(), key.size());
+}
+
+}  // namespace cairn::internal::memtable_entry
