@@ -79,6 +79,9 @@ Result<std::uint64_t> TrimEntries(StreamEntries& entries, StreamMeta& meta,
   }
   std::uint64_t removed = 0;
   std::optional<StreamId> from = meta.first_id;
+  // The first entry the walk met and kept: the stream's new first entry. (Finding it
+  // afterwards meant a second walk over the entries just deleted.)
+  std::optional<StreamId> kept;
   while (meta.length > 0 && from) {
     std::vector<StreamId> doomed;
     bool done = false;
@@ -88,6 +91,7 @@ Result<std::uint64_t> TrimEntries(StreamEntries& entries, StreamMeta& meta,
           rule.by == StreamTrimRule::By::kMaxLength ? left > rule.max_length : id < rule.min_id;
       if (!goes || (rule.limit != 0 && removed + doomed.size() >= rule.limit)) {
         done = true;
+        kept = id;
         return false;
       }
       doomed.push_back(id);
@@ -102,6 +106,8 @@ Result<std::uint64_t> TrimEntries(StreamEntries& entries, StreamMeta& meta,
   if (removed > 0) {
     if (meta.length == 0) {
       meta.first_id = kNoId;
+    } else if (kept) {
+      meta.first_id = *kept;
     } else {
       CAIRN_ASSIGN_OR_RETURN(meta.first_id, FirstFrom(entries, meta.first_id));
     }
