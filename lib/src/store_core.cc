@@ -191,12 +191,14 @@ Status StoreCore::OpenDb() {
       cf_options.compaction_filter = ttl_filter_.get();
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
     }
-    if (IsKeyspace(family)) {
+    const bool indexed = options_.serialize_keyspace && family == ColumnFamily::kRecords;
+    if (IsKeyspace(family) && !indexed) {
       // Point reads that miss the row cache mostly look for rows that are not there (under
       // BullMQ nearly all do: a script probes keys and hash fields a job has not got, its
       // lock, its dependencies, fields never set), and each searched the whole skiplist; a
       // bloom filter over the memtable's keys (about 1.3 MiB per 64 MiB memtable) answers
-      // most of them without.
+      // most of them without. (The indexed records memtable below answers them with a probe
+      // of its index.)
       cf_options.memtable_prefix_bloom_size_ratio = 0.02;
       cf_options.memtable_whole_key_filtering = true;
     }
@@ -204,10 +206,10 @@ Status StoreCore::OpenDb() {
       // Hot keys (a counter, a flag, a session written again and again) put entry after entry
       // of one key into the memtable; with a hint per key the next one goes in next to the
       // last instead of being searched for from the top of the skiplist. (With
-      // serialize_keyspace the indexed memtable below keeps those hints itself.)
+      // serialize_keyspace the records memtable is the indexed B+tree below.)
       cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
     }
-    if (options_.serialize_keyspace && family == ColumnFamily::kRecords) {
+    if (indexed) {
       // A row rewritten at no greater size (a lock's or a counter's new expiry or value, a
       // list's new ends) replaces its memtable entry: the memtable keeps one entry per hot
       // key instead of one per write, and stays small and quick to search. RocksDB allows it
@@ -217,13 +219,14 @@ Status StoreCore::OpenDb() {
       // iterators walk backwards too (ZREVRANGE, XREVRANGE, LRANGE from the tail), which
       // RocksDB refuses over a memtable that updates in place.
       cf_options.inplace_update_support = true;
-      // And that rewrite finds the row by a hash probe, not a skiplist search.
-      cf_options.memtable_factory = NewIndexedSkipListFactory();
+      // And that rewrite, and most point reads, find the row by a hash probe; new rows go into
+      // a B+tree (storage/indexed_memtable.h).
+      cf_options.memtable_factory = NewIndexedMemTableFactory();
     }
     if (family == ColumnFamily::kMembers && options_.serialize_keyspace) {
       // Members go in at random places (a new member of a big set) as often as in order;
       // a B+tree finds the place with a few cache misses where the skiplist took ~20.
-      cf_options.memtable_factory = NewBTreeMemTableFactory();
+      cf_options.memtable_factory = NewBTreeMemTableFactory(/*concurrent_readers=*/false);
     } else if (family == ColumnFamily::kMembers) {
       // A value's members are mostly written next to each other (storage/member_prefix.h).
       cf_options.memtable_insert_with_hint_prefix_extractor = NewMemberPrefixTransform();

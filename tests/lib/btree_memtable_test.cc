@@ -12,11 +12,14 @@
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/temp_dir.h"
@@ -28,12 +31,13 @@ using test::TempDir;
 using Model = std::map<std::string, std::string>;
 using namespace std::string_literals;
 
-class BTreeMemtableTest : public ::testing::Test {
+// Run with and without the read lock (concurrent_readers).
+class BTreeMemtableTest : public ::testing::TestWithParam<bool> {
  protected:
   void Open() {
     rocksdb::Options options;
     options.create_if_missing = true;
-    options.memtable_factory = NewBTreeMemTableFactory();
+    options.memtable_factory = NewBTreeMemTableFactory(/*concurrent_readers=*/GetParam());
     options.allow_concurrent_memtable_write = false;
     options.write_buffer_size = 256 << 20;  // Everything stays in the memtable until Flush.
     rocksdb::DB* db = nullptr;
@@ -127,7 +131,7 @@ std::string RandomKey(std::mt19937& random) {
   }
 }
 
-TEST_F(BTreeMemtableTest, RandomWritesReadBackLikeAMapAtEverySnapshot) {
+TEST_P(BTreeMemtableTest, RandomWritesReadBackLikeAMapAtEverySnapshot) {
   Open();
   std::mt19937 random(7);
   std::vector<std::string> probes;
@@ -151,13 +155,13 @@ TEST_F(BTreeMemtableTest, RandomWritesReadBackLikeAMapAtEverySnapshot) {
   }
 }
 
-TEST_F(BTreeMemtableTest, AscendingWritesFillTheLastLeaf) {
+TEST_P(BTreeMemtableTest, AscendingWritesFillTheLastLeaf) {
   Open();
   for (int i = 0; i < 20000; ++i) Put("list\x01item:" + std::to_string(1000000 + i), "x");
   ExpectMatches(model_, {"list", "list\x01item:1005000", "list\x01item:1005000~", "m"});
 }
 
-TEST_F(BTreeMemtableTest, AnIteratorKeepsItsPlaceWhileTheTreeSplitsUnderIt) {
+TEST_P(BTreeMemtableTest, AnIteratorKeepsItsPlaceWhileTheTreeSplitsUnderIt) {
   Open();
   for (int i = 0; i < 2000; i += 2) Put("k" + std::to_string(10000 + i), "old");
   const Model before = model_;
@@ -182,7 +186,7 @@ TEST_F(BTreeMemtableTest, AnIteratorKeepsItsPlaceWhileTheTreeSplitsUnderIt) {
   }
 }
 
-TEST_F(BTreeMemtableTest, ReadsTheSameAfterAFlushAndAfterAReopen) {
+TEST_P(BTreeMemtableTest, ReadsTheSameAfterAFlushAndAfterAReopen) {
   Open();
   std::mt19937 random(11);
   for (int i = 0; i < 5000; ++i) Put(RandomKey(random), std::to_string(i));
@@ -194,6 +198,55 @@ TEST_F(BTreeMemtableTest, ReadsTheSameAfterAFlushAndAfterAReopen) {
   Open();  // The second half comes back from the log, through the tree.
   ExpectMatches(model_, probes);
 }
+
+// With concurrent_readers, threads read while one writes: every key written before a read
+// began is found with its value, and scans see keys in order.
+TEST_P(BTreeMemtableTest, ReadersOnOtherThreadsSeeEveryKeyWrittenBeforeTheyLook) {
+  if (!GetParam()) GTEST_SKIP() << "only with concurrent_readers";
+  Open();
+  constexpr int kKeys = 3000;
+  std::vector<int> order(kKeys);
+  for (int i = 0; i < kKeys; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(3));
+  const auto key_of = [](int i) { return "row:" + std::to_string(1000000 + i); };
+  std::atomic<int> written{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&, r] {
+      std::mt19937 random(r);
+      while (written.load() < kKeys) {
+        const int known = written.load();
+        if (known == 0) continue;
+        const int i = order[random() % known];
+        std::string value;
+        if (!db_->Get(rocksdb::ReadOptions(), key_of(i), &value).ok() ||
+            value != std::to_string(i)) {
+          ++failures;
+        }
+        std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+        std::string last;
+        int steps = 0;
+        for (it->Seek(key_of(i)); it->Valid() && steps < 20; it->Next(), ++steps) {
+          if (it->key().ToString() <= last) ++failures;
+          last = it->key().ToString();
+        }
+        std::this_thread::yield();  // Let the writer in (glibc's lock prefers readers).
+      }
+    });
+  }
+  for (int i : order) {
+    ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), key_of(i), std::to_string(i)).ok());
+    written.store(written.load() + 1);
+  }
+  for (std::thread& t : readers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadLock, BTreeMemtableTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "ConcurrentReaders" : "OneThread";
+                         });
 
 }  // namespace
 }  // namespace cairn::internal

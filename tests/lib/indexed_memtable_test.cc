@@ -38,7 +38,7 @@ class IndexedMemtableTest : public ::testing::Test {
   void Open(bool in_place) {
     rocksdb::Options options;
     options.create_if_missing = true;
-    options.memtable_factory = NewIndexedSkipListFactory();
+    options.memtable_factory = NewIndexedMemTableFactory();
     options.allow_concurrent_memtable_write = false;
     options.inplace_update_support = in_place;
     options.merge_operator = std::make_shared<Append>();

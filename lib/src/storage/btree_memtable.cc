@@ -4,7 +4,9 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +16,7 @@ namespace cairn::internal {
 namespace {
 
 using memtable_entry::InternalKeyOf;
+using memtable_entry::MemtableKeyOf;
 using memtable_entry::UserKeyOf;
 
 // Keys a node holds: 32 make a leaf of ~9 cache lines, whose partial keys a binary search
@@ -119,7 +122,9 @@ class IteratorStorage {
 
 class BTreeIterator final : public rocksdb::MemTableRep::Iterator {
  public:
-  BTreeIterator(const BTreeRep& tree, bool pooled) : tree_(tree), pooled_(pooled) {}
+  // `locking`: whether each call takes the tree's read lock (not when the caller holds it).
+  BTreeIterator(const BTreeRep& tree, bool pooled, bool locking = true)
+      : tree_(tree), pooled_(pooled), locking_(locking) {}
   ~BTreeIterator() override {
     if (pooled_) IteratorStorage::Give(this);
   }
@@ -133,12 +138,20 @@ class BTreeIterator final : public rocksdb::MemTableRep::Iterator {
   void SeekToFirst() override;
   void SeekToLast() override;
 
+  // The same, by a caller that holds the tree's read lock.
+  void NextLocked();
+  void PrevLocked();
+  void SeekLocked(const rocksdb::Slice& internal_key);
+  void SeekToLastLocked();
+
  private:
+  std::shared_lock<std::shared_mutex> Reading() const;
   void At(const Leaf* leaf, int index);
   void Relocate();
 
   const BTreeRep& tree_;
   const bool pooled_;
+  const bool locking_;
   const Leaf* leaf_ = nullptr;
   int index_ = 0;
   std::uint64_t epoch_ = 0;  // The tree's epoch when leaf_/index_ were found.
@@ -157,35 +170,40 @@ void IteratorStorage::Give(void* storage) { Mine().free_.push_back(storage); }
 
 class BTreeRep final : public rocksdb::MemTableRep {
  public:
-  BTreeRep(const KeyComparator& compare, rocksdb::Allocator* allocator)
-      : MemTableRep(allocator), compare_(compare) {
+  BTreeRep(const KeyComparator& compare, rocksdb::Allocator* allocator, bool concurrent_readers)
+      : MemTableRep(allocator), compare_(compare), concurrent_readers_(concurrent_readers) {
     head_ = tail_ = NewNode<Leaf>();
     root_ = head_;
   }
 
   void Insert(rocksdb::KeyHandle handle) override;
   bool Contains(const char* key) const override {
-    BTreeIterator it(*this, /*pooled=*/false);
-    it.Seek(InternalKeyOf(key), key);
+    std::shared_lock<std::shared_mutex> lock = Reading();
+    BTreeIterator it(*this, /*pooled=*/false, /*locking=*/false);
+    it.SeekLocked(InternalKeyOf(key));
     return it.Valid() && compare_(it.key(), key) == 0;
   }
   size_t ApproximateMemoryUsage() override { return 0; }  // All of it is in the arena.
 
   void Get(const rocksdb::LookupKey& key, void* callback_args,
            bool (*callback_func)(void* arg, const char* entry)) override {
-    // RocksDB's LookupKey (db/dbformat.h) is not exported; its first member, since LevelDB,
-    // points at the memtable key it holds (varint32 length, internal key).
-    const char* memtable_key = nullptr;
-    std::memcpy(&memtable_key, &key, sizeof(memtable_key));
-    BTreeIterator it(*this, /*pooled=*/false);
-    for (it.Seek(InternalKeyOf(memtable_key), memtable_key);
-         it.Valid() && callback_func(callback_args, it.key()); it.Next()) {
+    const char* memtable_key = MemtableKeyOf(key);
+    std::shared_lock<std::shared_mutex> lock = Reading();
+    BTreeIterator it(*this, /*pooled=*/false, /*locking=*/false);
+    for (it.SeekLocked(InternalKeyOf(memtable_key));
+         it.Valid() && callback_func(callback_args, it.key()); it.NextLocked()) {
     }
   }
 
   Iterator* GetIterator(rocksdb::Arena* arena) override {
     if (arena == nullptr) return new BTreeIterator(*this, /*pooled=*/false);
     return new (IteratorStorage::Take()) BTreeIterator(*this, true);
+  }
+
+  // Held by every read when readers may come from other threads than the writer's.
+  std::shared_lock<std::shared_mutex> Reading() const {
+    return concurrent_readers_ ? std::shared_lock<std::shared_mutex>(mutex_)
+                               : std::shared_lock<std::shared_mutex>();
   }
 
   // For the iterator.
@@ -271,6 +289,8 @@ class BTreeRep final : public rocksdb::MemTableRep {
                     const char** up);
 
   const KeyComparator& compare_;
+  const bool concurrent_readers_;
+  mutable std::shared_mutex mutex_;
   Node* root_ = nullptr;
   Leaf* head_ = nullptr;
   Leaf* tail_ = nullptr;
@@ -280,6 +300,8 @@ class BTreeRep final : public rocksdb::MemTableRep {
 void BTreeRep::Insert(rocksdb::KeyHandle handle) {
   const char* entry = static_cast<const char*>(handle);
   const Target t(InternalKeyOf(entry));
+  std::unique_lock<std::shared_mutex> lock(mutex_, std::defer_lock);
+  if (concurrent_readers_) lock.lock();
   ++epoch_;
   Inner* path[kMaxDepth];
   int slot[kMaxDepth];
@@ -400,12 +422,26 @@ void BTreeIterator::Relocate() {
   At(leaf, index);
 }
 
+std::shared_lock<std::shared_mutex> BTreeIterator::Reading() const {
+  return locking_ ? tree_.Reading() : std::shared_lock<std::shared_mutex>();
+}
+
 void BTreeIterator::Next() {
+  std::shared_lock<std::shared_mutex> lock = Reading();
+  NextLocked();
+}
+
+void BTreeIterator::NextLocked() {
   Relocate();
   At(leaf_, index_ + 1);
 }
 
 void BTreeIterator::Prev() {
+  std::shared_lock<std::shared_mutex> lock = Reading();
+  PrevLocked();
+}
+
+void BTreeIterator::PrevLocked() {
   Relocate();
   if (index_ > 0) {
     At(leaf_, index_ - 1);
@@ -421,11 +457,17 @@ void BTreeIterator::Prev() {
 }
 
 void BTreeIterator::Seek(const rocksdb::Slice& internal_key, const char*) {
+  std::shared_lock<std::shared_mutex> lock = Reading();
+  SeekLocked(internal_key);
+}
+
+void BTreeIterator::SeekLocked(const rocksdb::Slice& internal_key) {
   const auto [leaf, index] = tree_.Find(Target(internal_key), /*upper=*/false);
   At(leaf, index);
 }
 
 void BTreeIterator::SeekForPrev(const rocksdb::Slice& internal_key, const char*) {
+  std::shared_lock<std::shared_mutex> lock = Reading();
   // The last entry at or before the key: the one before the first entry after it.
   const auto [leaf, index] = tree_.Find(Target(internal_key), /*upper=*/true);
   if (index > 0) {
@@ -434,15 +476,23 @@ void BTreeIterator::SeekForPrev(const rocksdb::Slice& internal_key, const char*)
   }
   At(leaf, 0);
   if (entry_ == nullptr) {
-    SeekToLast();
+    SeekToLastLocked();
     return;
   }
-  Prev();
+  PrevLocked();
 }
 
-void BTreeIterator::SeekToFirst() { At(tree_.head(), 0); }
+void BTreeIterator::SeekToFirst() {
+  std::shared_lock<std::shared_mutex> lock = Reading();
+  At(tree_.head(), 0);
+}
 
 void BTreeIterator::SeekToLast() {
+  std::shared_lock<std::shared_mutex> lock = Reading();
+  SeekToLastLocked();
+}
+
+void BTreeIterator::SeekToLastLocked() {
   const Leaf* tail = tree_.tail();
   if (tail->count == 0) {
     leaf_ = nullptr;
@@ -454,22 +504,26 @@ void BTreeIterator::SeekToLast() {
 
 class BTreeFactory final : public rocksdb::MemTableRepFactory {
  public:
+  explicit BTreeFactory(bool concurrent_readers) : concurrent_readers_(concurrent_readers) {}
   const char* Name() const override { return "cairn.BTree"; }
   using MemTableRepFactory::CreateMemTableRep;
   rocksdb::MemTableRep* CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
                                           rocksdb::Allocator* allocator,
                                           const rocksdb::SliceTransform*,
                                           rocksdb::Logger*) override {
-    return new BTreeRep(compare, allocator);
+    return new BTreeRep(compare, allocator, concurrent_readers_);
   }
   bool IsInsertConcurrentlySupported() const override { return false; }
   bool CanHandleDuplicatedKey() const override { return false; }
+
+ private:
+  const bool concurrent_readers_;
 };
 
 }  // namespace
 
-std::shared_ptr<rocksdb::MemTableRepFactory> NewBTreeMemTableFactory() {
-  return std::make_shared<BTreeFactory>();
+std::shared_ptr<rocksdb::MemTableRepFactory> NewBTreeMemTableFactory(bool concurrent_readers) {
+  return std::make_shared<BTreeFactory>(concurrent_readers);
 }
 
 }  // namespace cairn::internal

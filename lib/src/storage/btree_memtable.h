@@ -12,10 +12,12 @@
 //
 // Entries and nodes live in the memtable's arena; nothing is freed before the memtable.
 //
-// Not safe for a reader on another thread while the memtable is written: only where every
-// reader and writer of the column family takes its turn (serialize_keyspace). Immutable
-// memtables (a flush reading one) may be read by any number of threads. Needs the column
-// family's comparator to be RocksDB's bytewise one.
+// One thread writes at a time (RocksDB's allow_concurrent_memtable_write = false). Without
+// `concurrent_readers`, no other thread may read the memtable while it is written: only where
+// every reader and writer of the column family takes its turn (serialize_keyspace);
+// immutable memtables (a flush reading one) may be read by any number of threads. With it,
+// reads take a shared lock and writes an exclusive one. Needs the column family's comparator
+// to be RocksDB's bytewise one.
 #pragma once
 
 #include <rocksdb/memtablerep.h>
@@ -24,6 +26,6 @@
 
 namespace cairn::internal {
 
-std::shared_ptr<rocksdb::MemTableRepFactory> NewBTreeMemTableFactory();
+std::shared_ptr<rocksdb::MemTableRepFactory> NewBTreeMemTableFactory(bool concurrent_readers);
 
 }  // namespace cairn::internal

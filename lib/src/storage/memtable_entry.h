@@ -4,9 +4,11 @@
 // RocksDB hands a memtable to look for — is the same without the value.
 #pragma once
 
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/slice.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace cairn::internal::memtable_entry {
@@ -38,6 +40,16 @@ inline rocksdb::Slice InternalKeyOf(const char* entry) {
   std::uint32_t length = 0;
   const char* key = DecodeVarint32(entry, &length);
   return rocksdb::Slice(key, length);
+}
+
+// The memtable key RocksDB looks for in a point read. It hands it as a LookupKey
+// (db/dbformat.h), a type it does not export; since LevelDB its first member points at the
+// memtable key it holds. (Misread, every point read from our memtables would fail their
+// tests at once.)
+inline const char* MemtableKeyOf(const rocksdb::LookupKey& key) {
+  const char* memtable_key = nullptr;
+  std::memcpy(&memtable_key, &key, sizeof(memtable_key));
+  return memtable_key;
 }
 
 inline std::string_view UserKeyOf(const char* entry) {
