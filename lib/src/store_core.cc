@@ -192,13 +192,14 @@ Status StoreCore::OpenDb() {
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
     }
     const bool indexed = options_.serialize_keyspace && family == ColumnFamily::kRecords;
-    if (IsKeyspace(family) && !indexed) {
+    if (IsKeyspace(family) && !options_.serialize_keyspace) {
       // Point reads that miss the row cache mostly look for rows that are not there (under
       // BullMQ nearly all do: a script probes keys and hash fields a job has not got, its
       // lock, its dependencies, fields never set), and each searched the whole skiplist; a
       // bloom filter over the memtable's keys (about 1.3 MiB per 64 MiB memtable) answers
-      // most of them without. (The indexed records memtable below answers them with a probe
-      // of its index.)
+      // most of them without. (With serialize_keyspace the memtables are B+trees: the records
+      // one answers them with a probe of its index, the members one with a search of a few
+      // nodes that costs less than adding every new row to a filter.)
       cf_options.memtable_prefix_bloom_size_ratio = 0.02;
       cf_options.memtable_whole_key_filtering = true;
     }

@@ -264,9 +264,9 @@ class TransactionRows final : public Rows {
     if (wrote_ && key.ToStringView() == last_key_) return;
     // Only the keys the cache keeps need its bracket, and a note that reads of them must look
     // at this transaction's batch; reads of the others always go through the transaction.
-    if (Cached(key)) {
+    // One bracket a key: while it is open the key's slot takes no fills.
+    if (Cached(key) && written_.emplace(key.ToStringView()).second) {
       open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
-      written_.emplace(key.ToStringView());
     }
     last_key_.assign(key.data(), key.size());
     wrote_ = true;
