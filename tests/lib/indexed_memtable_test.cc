@@ -111,7 +111,7 @@ TEST_F(IndexedMemtableTest, RewritesInPlaceAndReadsBackEveryKeyAfterTheIndexGrew
   EXPECT_EQ(Get("key:"), "<none>");
   EXPECT_EQ(Get("key:50000"), "<none>");
 
-  // Iteration goes through the skiplist, in key order.
+  // Iteration goes through the tree, in key order.
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
   int seen = 0;
   std::string last;

@@ -2,10 +2,24 @@
 
 #include <xxhash.h>
 
+#include <cstring>
+#include <new>
+
 namespace cairn::internal {
 
 RowCache::RowCache(std::size_t capacity_bytes, KeyFilter caches)
     : shard_capacity_(capacity_bytes / kShards), caches_(caches) {}
+
+RowCache::~RowCache() {
+  for (Shard& shard : shards_) {
+    while (shard.newest != nullptr) {
+      Entry* entry = shard.newest;
+      shard.newest = entry->older;
+      entry->~Entry();
+      ::operator delete(entry);
+    }
+  }
+}
 
 RowCache::Place RowCache::PlaceOf(std::string_view key) {
   const std::uint64_t hash = XXH3_64bits(key.data(), key.size());
@@ -20,9 +34,12 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
   const Place place = PlaceOf(key);
   Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(place.hash, key)) {
-    shard.lru.splice(shard.lru.begin(), shard.lru, *found);
-    return (*found)->row;
+  if (std::optional<Entry*> found = shard.index.Find(place.hash, key); found && !(*found)->stale) {
+    Entry* entry = *found;
+    Unlink(shard, entry);
+    PushNewest(shard, entry);
+    if (!entry->has_row) return std::optional<std::string>();
+    return std::optional<std::string>(std::string(entry->row_data(), entry->row_size));
   }
   *miss = Miss{place.shard, place.slot, shard.generation[place.slot], place.hash,
                shard.open_writes[place.slot] == 0};
@@ -30,28 +47,25 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
 }
 
 void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row) {
-  if (!miss.fillable) return;
-  Entry entry{miss.hash, std::string(key), row};
-  if (!Keepable(entry)) return;
+  if (!miss.fillable || !Keepable(key, row)) return;
   Shard& shard = shards_[miss.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
   if (shard.generation[miss.slot] != miss.generation || shard.open_writes[miss.slot] != 0) {
     return;
   }
-  InsertLocked(shard, std::move(entry));  // Replacing another reader's fill, if any.
+  InsertLocked(shard, miss.hash, key, row);  // Replacing another reader's fill, if any.
 }
 
 void RowCache::Publish(std::string_view key, const std::optional<std::string>& row) {
   // No generation step: while the caller's write is open no fill lands in the slot, and the
   // EndWrite that closes it moves the generation on. A row too large to keep is simply not
-  // kept: the caller's BeginWrite already dropped the key.
+  // kept: the caller's BeginWrite already made the key's entry stale.
   if (!Caches(key)) return;
   const Place place = PlaceOf(key);
-  Entry entry{place.hash, std::string(key), row};
-  if (!Keepable(entry)) return;
+  if (!Keepable(key, row)) return;
   Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  InsertLocked(shard, std::move(entry));
+  InsertLocked(shard, place.hash, key, row);
 }
 
 std::size_t RowCache::BeginWrite(std::string_view key) {
@@ -61,9 +75,7 @@ std::size_t RowCache::BeginWrite(std::string_view key) {
   std::lock_guard<std::mutex> lock(shard.mu);
   ++shard.open_writes[place.slot];
   ++shard.generation[place.slot];
-  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(place.hash, key)) {
-    EraseLocked(shard, *found);
-  }
+  if (std::optional<Entry*> found = shard.index.Find(place.hash, key)) (*found)->stale = true;
   return place.shard * kSlotsPerShard + place.slot;
 }
 
@@ -76,24 +88,63 @@ void RowCache::EndWrite(std::size_t write) {
   ++shard.generation[slot];
 }
 
-bool RowCache::Keepable(const Entry& entry) const {
-  return entry.Bytes() <= shard_capacity_ && (!entry.row || entry.row->size() <= kMaxRowBytes);
+bool RowCache::Keepable(std::string_view key, const std::optional<std::string>& row) const {
+  const std::size_t row_size = row ? row->size() : 0;
+  return key.size() + CapacityFor(row_size) + kEntryOverhead <= shard_capacity_ &&
+         row_size <= kMaxRowBytes;
 }
 
-void RowCache::InsertLocked(Shard& shard, Entry entry) {
-  if (std::optional<std::list<Entry>::iterator> found = shard.index.Find(entry.hash, entry.key)) {
-    EraseLocked(shard, *found);
+void RowCache::InsertLocked(Shard& shard, std::uint64_t hash, std::string_view key,
+                            const std::optional<std::string>& row) {
+  const std::size_t row_size = row ? row->size() : 0;
+  Entry* entry = nullptr;
+  if (std::optional<Entry*> found = shard.index.Find(hash, key)) {
+    if ((*found)->capacity >= row_size) {
+      entry = *found;  // The row goes where the key's last one was.
+      Unlink(shard, entry);
+    } else {
+      EraseLocked(shard, *found);
+    }
   }
-  shard.bytes += entry.Bytes();
-  shard.lru.push_front(std::move(entry));
-  shard.index.Insert(shard.lru.front().hash, shard.lru.begin());
-  while (shard.bytes > shard_capacity_) EraseLocked(shard, std::prev(shard.lru.end()));
+  if (entry == nullptr) {
+    const std::size_t capacity = CapacityFor(row_size);
+    void* block = ::operator new(sizeof(Entry) + key.size() + capacity);
+    entry = new (block) Entry();
+    char* key_data = reinterpret_cast<char*>(entry + 1);
+    std::memcpy(key_data, key.data(), key.size());
+    entry->key = std::string_view(key_data, key.size());
+    entry->hash = hash;
+    entry->capacity = static_cast<std::uint32_t>(capacity);
+    shard.index.Insert(hash, entry);
+    shard.bytes += entry->Bytes();
+  }
+  entry->has_row = row.has_value();
+  entry->row_size = static_cast<std::uint32_t>(row_size);
+  if (row_size > 0) std::memcpy(entry->row_data(), row->data(), row_size);
+  entry->stale = false;
+  PushNewest(shard, entry);
+  while (shard.bytes > shard_capacity_) EraseLocked(shard, shard.oldest);
 }
 
-void RowCache::EraseLocked(Shard& shard, std::list<Entry>::iterator entry) {
+void RowCache::EraseLocked(Shard& shard, Entry* entry) {
   shard.bytes -= entry->Bytes();
   shard.index.Erase(entry->hash, entry->key);
-  shard.lru.erase(entry);
+  Unlink(shard, entry);
+  entry->~Entry();
+  ::operator delete(entry);
+}
+
+void RowCache::Unlink(Shard& shard, Entry* entry) {
+  (entry->newer != nullptr ? entry->newer->older : shard.newest) = entry->older;
+  (entry->older != nullptr ? entry->older->newer : shard.oldest) = entry->newer;
+  entry->newer = entry->older = nullptr;
+}
+
+void RowCache::PushNewest(Shard& shard, Entry* entry) {
+  entry->older = shard.newest;
+  entry->newer = nullptr;
+  (shard.newest != nullptr ? shard.newest->newer : shard.oldest) = entry;
+  shard.newest = entry;
 }
 
 }  // namespace cairn::internal

@@ -24,7 +24,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,6 +40,7 @@ class RowCache {
   using KeyFilter = bool (*)(std::string_view key);
 
   explicit RowCache(std::size_t capacity_bytes, KeyFilter caches = nullptr);
+  ~RowCache();
   RowCache(const RowCache&) = delete;
   RowCache& operator=(const RowCache&) = delete;
 
@@ -84,19 +84,31 @@ class RowCache {
   // What BeginWrite returns: shard * kSlotsPerShard + slot, or kNoWrite for a key never
   // cached.
   static constexpr std::size_t kNoWrite = kShards * kSlotsPerShard;
-  // Bookkeeping per entry beyond its key and row bytes (list node, index slot, strings).
-  static constexpr std::size_t kEntryOverhead = 128;
+  // Bookkeeping per entry beyond its key and row bytes (its header, index slot, allocator).
+  static constexpr std::size_t kEntryOverhead = 96;
 
+  // One allocation: this header, then the key's bytes, then room for `capacity` row bytes.
+  // A lookup reads the index slot and then this one block (the key compared, the row copied),
+  // where separate list node, key and row strings cost a cache miss each.
   struct Entry {
-    std::uint64_t hash;  // Of key: where the index keeps it.
-    std::string key;
-    std::optional<std::string> row;
-    std::size_t Bytes() const { return key.size() + (row ? row->size() : 0) + kEntryOverhead; }
+    Entry* newer = nullptr;  // The LRU list, most recently used first.
+    Entry* older = nullptr;
+    std::uint64_t hash = 0;  // Of key: where the index keeps it.
+    std::string_view key;    // Its bytes follow the header.
+    std::uint32_t capacity = 0;
+    std::uint32_t row_size = 0;
+    // false: the row is absent ("known absent"). Stale: a write of the key began; no lookup
+    // returns it, and the write's Publish fills the block again if the new row fits.
+    bool has_row = false;
+    bool stale = false;
+    char* row_data() { return const_cast<char*>(key.data()) + key.size(); }
+    std::size_t Bytes() const { return key.size() + capacity + kEntryOverhead; }
   };
   struct Shard {
     std::mutex mu;
-    std::list<Entry> lru;                        // Most recently used first.
-    RowIndex<std::list<Entry>::iterator> index;  // Keys in lru.
+    Entry* newest = nullptr;  // The LRU list.
+    Entry* oldest = nullptr;
+    RowIndex<Entry*> index;  // Keys in the list.
     std::size_t bytes = 0;
     std::array<std::uint64_t, kSlotsPerShard> generation{};
     std::array<std::uint32_t, kSlotsPerShard> open_writes{};
@@ -108,10 +120,17 @@ class RowCache {
   };
 
   static Place PlaceOf(std::string_view key);
-  bool Keepable(const Entry& entry) const;  // Within the row and shard limits.
+  // Room for a row, a little beyond its size: a rewrite a few bytes longer (a counter's next
+  // value, a hash with one more field) still fits where it was.
+  static std::size_t CapacityFor(std::size_t row_size) { return row_size + row_size / 8; }
+  // Within the row and shard limits.
+  bool Keepable(std::string_view key, const std::optional<std::string>& row) const;
   // Adds (or replaces) a row, then evicts down to the budget. REQUIRES: shard.mu held.
-  void InsertLocked(Shard& shard, Entry entry);
-  void EraseLocked(Shard& shard, std::list<Entry>::iterator entry);
+  void InsertLocked(Shard& shard, std::uint64_t hash, std::string_view key,
+                    const std::optional<std::string>& row);
+  void EraseLocked(Shard& shard, Entry* entry);
+  static void Unlink(Shard& shard, Entry* entry);
+  static void PushNewest(Shard& shard, Entry* entry);
 
   const std::size_t shard_capacity_;
   const KeyFilter caches_;
