@@ -117,6 +117,7 @@ class IteratorStorage {
     thread_local IteratorStorage storage;
     return storage;
   }
+  static constexpr std::size_t kMaxFree = 64;
   std::vector<void*> free_;
 };
 
@@ -166,7 +167,15 @@ void* IteratorStorage::Take() {
   return block;
 }
 
-void IteratorStorage::Give(void* storage) { Mine().free_.push_back(storage); }
+void IteratorStorage::Give(void* storage) {
+  // Bounded, in case one thread keeps freeing iterators that others made.
+  std::vector<void*>& free = Mine().free_;
+  if (free.size() >= kMaxFree) {
+    ::operator delete(storage);
+  } else {
+    free.push_back(storage);
+  }
+}
 
 class BTreeRep final : public rocksdb::MemTableRep {
  public:
@@ -219,9 +228,6 @@ class BTreeRep final : public rocksdb::MemTableRep {
       node = inner->child[Bound(*inner, t, /*upper=*/true).index];
     }
     return {static_cast<const Leaf*>(node), Bound(*node, t, upper).index};
-  }
-  int Compare(const char* entry, const rocksdb::Slice& internal_key) const {
-    return compare_(entry, internal_key);
   }
 
  private:
