@@ -42,9 +42,7 @@ auto RunSingle(internal::StoreCore& core, Fn&& fn) {
 template <typename Fn>
 auto RunDirect(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                         internal::KeyspaceHold::Enter(core.keyspace_gate()));
+  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core.EnterKeyspace());
   internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
                         core.write_options(), core.row_cache(ColumnFamily::kRecords));
   return fn(rows, core.clock().NowMs());
@@ -56,9 +54,7 @@ auto RunDirect(internal::StoreCore& core, Fn&& fn)
 template <typename Fn>
 auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                         internal::KeyspaceHold::Enter(core.keyspace_gate()));
+  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core.EnterKeyspace());
   internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
                            core.write_options(), core.row_cache(ColumnFamily::kRecords));
   internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
@@ -76,9 +72,7 @@ auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
 template <typename Fn>
 auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                         internal::KeyspaceHold::Enter(core.keyspace_gate()));
+  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core.EnterKeyspace());
   rocksdb::ManagedSnapshot snapshot(core.db());
   rocksdb::ReadOptions read_options = core.read_options();
   read_options.snapshot = snapshot.snapshot();
@@ -364,9 +358,7 @@ Result<std::optional<std::string>> Store::ListMove(std::string_view source,
 }
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {
-  CAIRN_RETURN_IF_ERROR(core_->CheckOpen());
-  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                         internal::KeyspaceHold::Enter(core_->keyspace_gate()));
+  CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_->EnterKeyspace());
   auto core = std::make_unique<internal::TransactionCore>(core_.get(), std::move(hold),
                                                           core_->BeginKeyspace());
   return std::unique_ptr<Transaction>(new Transaction(std::move(core)));

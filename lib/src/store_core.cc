@@ -113,6 +113,51 @@ bool PointReadRow(std::string_view key) {
   }
 }
 
+// The memtable of a keyspace column family (records, members).
+void SetKeyspaceMemtable(ColumnFamily family, bool serialized,
+                         rocksdb::ColumnFamilyOptions& cf_options) {
+  const bool records = family == ColumnFamily::kRecords;
+  if (serialized && records) {
+    // A row rewritten at no greater size (a lock's or a counter's new expiry or value, a
+    // list's new ends) replaces its memtable entry: the memtable keeps one entry per hot
+    // key instead of one per write, and stays small and quick to search. RocksDB allows it
+    // only where no reader sees a row change under it: here every reader and writer of the
+    // keyspace takes its turn at the gate, and point reads from elsewhere (the members
+    // compaction filter) take RocksDB's per-key in-place lock. Not for `members`: their
+    // iterators walk backwards too (ZREVRANGE, XREVRANGE, LRANGE from the tail), which
+    // RocksDB refuses over a memtable that updates in place.
+    cf_options.inplace_update_support = true;
+    // And that rewrite, and most point reads, find the row by a hash probe; new rows go into
+    // a B+tree (storage/indexed_memtable.h).
+    cf_options.memtable_factory = NewIndexedMemTableFactory();
+    return;
+  }
+  if (serialized) {
+    // Members go in at random places (a new member of a big set) as often as in order;
+    // a B+tree finds the place with a few cache misses where the skiplist took ~20.
+    cf_options.memtable_factory = NewBTreeMemTableFactory(/*concurrent_readers=*/false);
+    return;
+  }
+  // Point reads that miss the row cache mostly look for rows that are not there (under
+  // BullMQ nearly all do: a script probes keys and hash fields a job has not got, its
+  // lock, its dependencies, fields never set), and each searched the whole skiplist; a
+  // bloom filter over the memtable's keys (about 1.3 MiB per 64 MiB memtable) answers
+  // most of them without. (The B+trees above need none: the records one answers them with a
+  // probe of its index, the members one with a search of a few nodes that costs less than
+  // adding every new row to a filter.)
+  cf_options.memtable_prefix_bloom_size_ratio = 0.02;
+  cf_options.memtable_whole_key_filtering = true;
+  if (records) {
+    // Hot keys (a counter, a flag, a session written again and again) put entry after entry
+    // of one key into the memtable; with a hint per key the next one goes in next to the
+    // last instead of being searched for from the top of the skiplist.
+    cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
+  } else {
+    // A value's members are mostly written next to each other (storage/member_prefix.h).
+    cf_options.memtable_insert_with_hint_prefix_extractor = NewMemberPrefixTransform();
+  }
+}
+
 }  // namespace
 
 StoreCore::StoreCore(const Options& options)
@@ -191,47 +236,7 @@ Status StoreCore::OpenDb() {
       cf_options.compaction_filter = ttl_filter_.get();
       cf_options.periodic_compaction_seconds = kPeriodicCompactionSeconds;
     }
-    const bool indexed = options_.serialize_keyspace && family == ColumnFamily::kRecords;
-    if (IsKeyspace(family) && !options_.serialize_keyspace) {
-      // Point reads that miss the row cache mostly look for rows that are not there (under
-      // BullMQ nearly all do: a script probes keys and hash fields a job has not got, its
-      // lock, its dependencies, fields never set), and each searched the whole skiplist; a
-      // bloom filter over the memtable's keys (about 1.3 MiB per 64 MiB memtable) answers
-      // most of them without. (With serialize_keyspace the memtables are B+trees: the records
-      // one answers them with a probe of its index, the members one with a search of a few
-      // nodes that costs less than adding every new row to a filter.)
-      cf_options.memtable_prefix_bloom_size_ratio = 0.02;
-      cf_options.memtable_whole_key_filtering = true;
-    }
-    if (family == ColumnFamily::kRecords && !options_.serialize_keyspace) {
-      // Hot keys (a counter, a flag, a session written again and again) put entry after entry
-      // of one key into the memtable; with a hint per key the next one goes in next to the
-      // last instead of being searched for from the top of the skiplist. (With
-      // serialize_keyspace the records memtable is the indexed B+tree below.)
-      cf_options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
-    }
-    if (indexed) {
-      // A row rewritten at no greater size (a lock's or a counter's new expiry or value, a
-      // list's new ends) replaces its memtable entry: the memtable keeps one entry per hot
-      // key instead of one per write, and stays small and quick to search. RocksDB allows it
-      // only where no reader sees a row change under it: here every reader and writer of the
-      // keyspace takes its turn at the gate, and point reads from elsewhere (the members
-      // compaction filter) take RocksDB's per-key in-place lock. Not for `members`: their
-      // iterators walk backwards too (ZREVRANGE, XREVRANGE, LRANGE from the tail), which
-      // RocksDB refuses over a memtable that updates in place.
-      cf_options.inplace_update_support = true;
-      // And that rewrite, and most point reads, find the row by a hash probe; new rows go into
-      // a B+tree (storage/indexed_memtable.h).
-      cf_options.memtable_factory = NewIndexedMemTableFactory();
-    }
-    if (family == ColumnFamily::kMembers && options_.serialize_keyspace) {
-      // Members go in at random places (a new member of a big set) as often as in order;
-      // a B+tree finds the place with a few cache misses where the skiplist took ~20.
-      cf_options.memtable_factory = NewBTreeMemTableFactory(/*concurrent_readers=*/false);
-    } else if (family == ColumnFamily::kMembers) {
-      // A value's members are mostly written next to each other (storage/member_prefix.h).
-      cf_options.memtable_insert_with_hint_prefix_extractor = NewMemberPrefixTransform();
-    }
+    if (IsKeyspace(family)) SetKeyspaceMemtable(family, options_.serialize_keyspace, cf_options);
     if (family == ColumnFamily::kQueues) {
       // A queue deletes what it claimed; files dense with tombstones are compacted early so
       // that scans for the next ready job do not wade through them.

@@ -22,6 +22,7 @@
 #include "storage/row_cache.h"
 #include "storage/ttl_filter.h"
 #include "storage/wal_syncer.h"
+#include "util/status_macros.h"
 
 namespace cairn::internal {
 
@@ -70,12 +71,15 @@ class StoreCore {
 
   // A new RocksDB transaction with the store's durability and lock settings.
   std::unique_ptr<rocksdb::Transaction> BeginRaw() const;
-  // A new RocksDB transaction over the keyspace, for a caller that holds keyspace_gate(): it
-  // takes no row locks when the keyspace is serialized (the gate keeps other threads out).
+  // A new RocksDB transaction over the keyspace, for a caller that holds its turn (EnterKeyspace):
+  // it takes no row locks when the keyspace is serialized (the gate keeps other threads out).
   std::unique_ptr<rocksdb::Transaction> BeginKeyspace() const;
-  // Turns at the keyspace (Options::serialize_keyspace). Every use of the records and
-  // members column families enters it first.
-  KeyspaceGate& keyspace_gate() { return keyspace_gate_; }
+  // The caller's turn at the keyspace (Options::serialize_keyspace), once the store is known
+  // to be open. Every use of the records and members column families enters it first.
+  Result<KeyspaceHold> EnterKeyspace() {
+    CAIRN_RETURN_IF_ERROR(CheckOpen());
+    return KeyspaceHold::Enter(keyspace_gate_);
+  }
 
   // The store's fencing-token counter (shared by every engine of this store).
   MonotonicCounter& fencing_counter() { return *fencing_counter_; }

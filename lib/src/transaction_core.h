@@ -29,10 +29,11 @@ Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn);
 template <typename Fn>
 auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   KeyspaceHold hold;
   if (IsKeyspace(family)) {
-    CAIRN_ASSIGN_OR_RETURN(hold, KeyspaceHold::Enter(core.keyspace_gate()));
+    CAIRN_ASSIGN_OR_RETURN(hold, core.EnterKeyspace());
+  } else {
+    CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   }
   std::unique_ptr<rocksdb::Transaction> txn =
       IsKeyspace(family) ? core.BeginKeyspace() : core.BeginRaw();
@@ -52,8 +53,7 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
 template <typename Fn>
 auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-  CAIRN_RETURN_IF_ERROR(core.CheckOpen());
-  CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, KeyspaceHold::Enter(core.keyspace_gate()));
+  CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, core.EnterKeyspace());
   std::unique_ptr<rocksdb::Transaction> txn = core.BeginKeyspace();
   TransactionRows records(txn.get(), core.db(), core.cf(ColumnFamily::kRecords),
                           core.read_options(), core.row_cache(ColumnFamily::kRecords));

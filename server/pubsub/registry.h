@@ -23,6 +23,7 @@
 
 #include "config/server_config.h"
 #include "pubsub/mailbox.h"
+#include "util/string_hash.h"
 
 namespace cairn::server::pubsub {
 
@@ -56,13 +57,9 @@ class Registry {
   std::size_t ChannelCount() const;
 
  private:
-  // Lookups by string_view without building a std::string.
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   using Subscribers = std::unordered_map<ClientId, std::shared_ptr<Mailbox>>;
-  using Table = std::unordered_map<std::string, Subscribers, Hash, std::equal_to<>>;
+  // Looked up by string_view without building a std::string.
+  using Table = std::unordered_map<std::string, Subscribers, StringHash, std::equal_to<>>;
 
   static bool Add(Table& table, std::string_view name, ClientId client,
                   const std::shared_ptr<Mailbox>& box);

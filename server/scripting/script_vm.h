@@ -16,6 +16,7 @@
 
 #include "resp/reply_writer.h"
 #include "scripting/script_host.h"
+#include "util/string_hash.h"
 
 struct lua_State;
 
@@ -74,11 +75,7 @@ class ScriptVm {
   std::size_t memory_limit_;
   lua_State* L_ = nullptr;
   std::uint64_t epoch_ = 0;
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, Compiled, NameHash, std::equal_to<>> compiled_;
+  std::unordered_map<std::string, Compiled, StringHash, std::equal_to<>> compiled_;
 };
 
 // The calling thread's VM, created on first use with `memory_limit` (later calls adjust it).

@@ -192,9 +192,7 @@ class IdempotencyStore::Impl {
   }
 
   Result<std::optional<IdempotencyRecord>> Get(const IdempotencyKey& key) {
-    CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
-    CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                           internal::KeyspaceHold::Enter(core_.keyspace_gate()));
+    CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_.EnterKeyspace());
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kRecords), core_.read_options(),
                           core_.write_options(), core_.row_cache(ColumnFamily::kRecords));
     return Load(rows, core_.clock().NowMs(), key);

@@ -166,11 +166,9 @@ class LeaseManager::Impl {
                               std::string_view key, std::string_view value,
                               const SetOptions& options) {
     CAIRN_RETURN_IF_ERROR(ValidateResource(resource));
-    CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
     // One transaction over two column families: the lease row is locked while the record is
     // written, so no newer fencing number can be issued in between.
-    CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold,
-                           internal::KeyspaceHold::Enter(core_.keyspace_gate()));
+    CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_.EnterKeyspace());
     std::unique_ptr<rocksdb::Transaction> txn = core_.BeginRaw();
     internal::TransactionRows leases(txn.get(), core_.db(), core_.cf(ColumnFamily::kLeases),
                                      core_.read_options(), core_.row_cache(ColumnFamily::kLeases));

@@ -143,11 +143,12 @@ class BTreeIterator final : public rocksdb::MemTableRep::Iterator {
   void NextLocked();
   void PrevLocked();
   void SeekLocked(const rocksdb::Slice& internal_key);
-  void SeekToLastLocked();
 
  private:
   std::shared_lock<std::shared_mutex> Reading() const;
   void At(const Leaf* leaf, int index);
+  // At the last entry of `leaf`; not valid when there is none (no leaf, or the empty root).
+  void AtLastOf(const Leaf* leaf);
   void Relocate();
 
   const BTreeRep& tree_;
@@ -449,17 +450,7 @@ void BTreeIterator::Prev() {
 
 void BTreeIterator::PrevLocked() {
   Relocate();
-  if (index_ > 0) {
-    At(leaf_, index_ - 1);
-    return;
-  }
-  const Leaf* prev = leaf_->prev;
-  if (prev == nullptr) {
-    leaf_ = nullptr;
-    entry_ = nullptr;
-    return;
-  }
-  At(prev, prev->count - 1);
+  index_ > 0 ? At(leaf_, index_ - 1) : AtLastOf(leaf_->prev);
 }
 
 void BTreeIterator::Seek(const rocksdb::Slice& internal_key, const char*) {
@@ -476,16 +467,7 @@ void BTreeIterator::SeekForPrev(const rocksdb::Slice& internal_key, const char*)
   std::shared_lock<std::shared_mutex> lock = Reading();
   // The last entry at or before the key: the one before the first entry after it.
   const auto [leaf, index] = tree_.Find(Target(internal_key), /*upper=*/true);
-  if (index > 0) {
-    At(leaf, index - 1);
-    return;
-  }
-  At(leaf, 0);
-  if (entry_ == nullptr) {
-    SeekToLastLocked();
-    return;
-  }
-  PrevLocked();
+  index > 0 ? At(leaf, index - 1) : AtLastOf(leaf->prev);
 }
 
 void BTreeIterator::SeekToFirst() {
@@ -495,17 +477,16 @@ void BTreeIterator::SeekToFirst() {
 
 void BTreeIterator::SeekToLast() {
   std::shared_lock<std::shared_mutex> lock = Reading();
-  SeekToLastLocked();
+  AtLastOf(tree_.tail());
 }
 
-void BTreeIterator::SeekToLastLocked() {
-  const Leaf* tail = tree_.tail();
-  if (tail->count == 0) {
+void BTreeIterator::AtLastOf(const Leaf* leaf) {
+  if (leaf == nullptr || leaf->count == 0) {
     leaf_ = nullptr;
     entry_ = nullptr;
     return;
   }
-  At(tail, tail->count - 1);
+  At(leaf, leaf->count - 1);
 }
 
 class BTreeFactory final : public rocksdb::MemTableRepFactory {
