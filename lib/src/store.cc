@@ -359,8 +359,7 @@ Result<std::optional<std::string>> Store::ListMove(std::string_view source,
 
 Result<std::unique_ptr<Transaction>> Store::BeginTransaction() {
   CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_->EnterKeyspace());
-  auto core = std::make_unique<internal::TransactionCore>(core_.get(), std::move(hold),
-                                                          core_->BeginKeyspace());
+  auto core = std::make_unique<internal::TransactionCore>(core_.get(), std::move(hold));
   return std::unique_ptr<Transaction>(new Transaction(std::move(core)));
 }
 

@@ -172,8 +172,6 @@ StoreCore::StoreCore(const Options& options)
   write_options_.sync = options_.durability == Durability::kAlways;
   txn_options_.deadlock_detect = true;
   txn_options_.lock_timeout = options_.lock_timeout_ms;
-  keyspace_txn_options_ = txn_options_;
-  keyspace_txn_options_.skip_concurrency_control = options_.serialize_keyspace;
 }
 
 StoreCore::~StoreCore() { (void)Close(); }
@@ -286,13 +284,9 @@ Status StoreCore::CheckOpen() const {
   return Status::Ok();
 }
 
-std::unique_ptr<rocksdb::Transaction> StoreCore::BeginRaw() const {
+std::unique_ptr<rocksdb::Transaction> StoreCore::RowLocks(ColumnFamily family) const {
+  if (IsKeyspace(family) && keyspace_gate_.serialized()) return nullptr;
   return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, txn_options_));
-}
-
-std::unique_ptr<rocksdb::Transaction> StoreCore::BeginKeyspace() const {
-  return std::unique_ptr<rocksdb::Transaction>(
-      db_->BeginTransaction(write_options_, keyspace_txn_options_));
 }
 
 Status StoreCore::Sync() {

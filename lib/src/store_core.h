@@ -69,11 +69,10 @@ class StoreCore {
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
   const rocksdb::ReadOptions& read_options() const { return read_options_; }
 
-  // A new RocksDB transaction with the store's durability and lock settings.
-  std::unique_ptr<rocksdb::Transaction> BeginRaw() const;
-  // A new RocksDB transaction over the keyspace, for a caller that holds its turn (EnterKeyspace):
-  // it takes no row locks when the keyspace is serialized (the gate keeps other threads out).
-  std::unique_ptr<rocksdb::Transaction> BeginKeyspace() const;
+  // The RocksDB transaction in which a RowTransaction over `family` takes its row locks, or
+  // nullptr when it needs none: the keyspace of a store with Options::serialize_keyspace,
+  // whose gate the caller holds (EnterKeyspace) and keeps every other thread out.
+  std::unique_ptr<rocksdb::Transaction> RowLocks(ColumnFamily family) const;
   // The caller's turn at the keyspace (Options::serialize_keyspace), once the store is known
   // to be open. Every use of the records and members column families enters it first.
   Result<KeyspaceHold> EnterKeyspace() {
@@ -116,7 +115,6 @@ class StoreCore {
   rocksdb::WriteOptions write_options_;
   rocksdb::ReadOptions read_options_;
   rocksdb::TransactionOptions txn_options_;
-  rocksdb::TransactionOptions keyspace_txn_options_;
   KeyspaceGate keyspace_gate_;
   std::unique_ptr<rocksdb::TransactionDB> db_;
   // Indexed by ColumnFamily; then any column family a newer Cairn added (opened only so that

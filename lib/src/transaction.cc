@@ -271,13 +271,11 @@ Status Transaction::Commit() { return core_->Commit(); }
 
 void Transaction::Rollback() { core_->Rollback(); }
 
-void Transaction::SetSavePoint() { core_->raw().SetSavePoint(); }
+void Transaction::SetSavePoint() { core_->SetSavePoint(); }
 
 Status Transaction::RollbackToSavePoint() { return core_->RollbackToSavePoint(); }
 
-Status Transaction::PopSavePoint() {
-  return internal::FromRocks(core_->raw().PopSavePoint(), "drop a save point");
-}
+Status Transaction::PopSavePoint() { return core_->PopSavePoint(); }
 
 Result<StreamAddResult> Transaction::StreamAdd(std::string_view key,
                                                std::span<const HashField> fields,

@@ -1,18 +1,12 @@
 #include "transaction_core.h"
 
-#include "storage/latest_writes.h"
 #include "storage/rocks_status.h"
 
 namespace cairn::internal {
 
-Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn) {
-  if (HasNoWrites(txn)) return FromRocks(txn.Rollback(), "release locks");
-  // A transaction may write a key many times (the server's pass batch does for a hot key):
-  // only the newest write of each key goes to the memtable.
+Status CommitOrRelease(StoreCore& core, RowTransaction& txn) {
   return FromRocks(
-      CommitLatestWrites(*core.db(), txn, core.column_families(),
-                         core.row_cache(ColumnFamily::kRecords), core.cached_column_families()),
-      "commit");
+      txn.Commit(core.row_cache(ColumnFamily::kRecords), core.cached_column_families()), "commit");
 }
 
 Status TransactionCore::CheckActive() const {
@@ -25,26 +19,35 @@ Status TransactionCore::CheckActive() const {
 Status TransactionCore::Commit() {
   CAIRN_RETURN_IF_ERROR(CheckActive());
   finished_ = true;
-  Status s = CommitOrRelease(*store_, *txn_);
-  if (!s.ok()) (void)txn_->Rollback();
+  Status s = CommitOrRelease(*store_, txn_);
   keyspace_rows_.FinishWrites();  // After the commit: its rows may be cached again.
   member_rows_.FinishWrites();
   hold_.Release();
   return s;
 }
 
+void TransactionCore::SetSavePoint() {
+  if (!finished_) txn_.SetSavePoint();
+}
+
 Status TransactionCore::RollbackToSavePoint() {
-  Status s = FromRocks(txn_->RollbackToSavePoint(), "roll back to a save point");
-  // Its last write may be among those undone, and the locks taken since are released.
-  keyspace_rows_.ForgetLastWrite();
-  member_rows_.ForgetLastWrite();
+  CAIRN_RETURN_IF_ERROR(CheckActive());
+  Status s = FromRocks(txn_.RollbackToSavePoint(), "roll back to a save point");
+  // The locks taken since are released, so a committed row remembered may change.
+  keyspace_rows_.ForgetRememberedRow();
+  member_rows_.ForgetRememberedRow();
   return s;
+}
+
+Status TransactionCore::PopSavePoint() {
+  CAIRN_RETURN_IF_ERROR(CheckActive());
+  return FromRocks(txn_.PopSavePoint(), "drop a save point");
 }
 
 void TransactionCore::Rollback() {
   if (finished_) return;
   finished_ = true;
-  (void)txn_->Rollback();
+  txn_.Rollback();
   keyspace_rows_.FinishWrites();
   member_rows_.FinishWrites();
   hold_.Release();

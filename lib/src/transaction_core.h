@@ -1,8 +1,6 @@
 // TransactionCore: the RocksDB transaction behind a cairn::Transaction. Private.
 #pragma once
 
-#include <rocksdb/utilities/transaction.h>
-
 #include <memory>
 
 #include "records/keyspace.h"
@@ -12,16 +10,9 @@
 
 namespace cairn::internal {
 
-// True when the transaction wrote nothing, so committing it would only cost a WAL write.
-// Counted in its batch: member rows are written there directly (RowLocking), which RocksDB's
-// own write counters do not see.
-inline bool HasNoWrites(rocksdb::Transaction& txn) {
-  return txn.GetWriteBatch()->GetWriteBatch()->Count() == 0;
-}
-
-// Commits txn (only the newest write of each key: latest_writes.h), or just releases its
-// locks when it wrote nothing.
-Status CommitOrRelease(StoreCore& core, rocksdb::Transaction& txn);
+// Commits txn, publishing the keyspace rows it wrote to the row cache (or just releases its
+// locks when it wrote nothing).
+Status CommitOrRelease(StoreCore& core, RowTransaction& txn);
 
 // Runs fn(Rows&, now_ms) over column family `family` as one transaction of its own: reads lock
 // their keys, so a read-modify-write is atomic; the commit is skipped when nothing was written.
@@ -35,16 +26,12 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
   } else {
     CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   }
-  std::unique_ptr<rocksdb::Transaction> txn =
-      IsKeyspace(family) ? core.BeginKeyspace() : core.BeginRaw();
-  TransactionRows rows(txn.get(), core.db(), core.cf(family), core.read_options(),
+  RowTransaction txn(core.db(), core.write_options(), core.RowLocks(family));
+  TransactionRows rows(&txn, core.db(), core.cf(family), core.read_options(),
                        core.row_cache(family));
   auto result = fn(rows, core.clock().NowMs());
-  if (!result.ok()) {
-    (void)txn->Rollback();
-    return result;
-  }
-  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, *txn));
+  if (!result.ok()) return result;  // txn rolls back as it goes.
+  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, txn));
   return result;
 }
 
@@ -54,34 +41,29 @@ template <typename Fn>
 auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
   CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, core.EnterKeyspace());
-  std::unique_ptr<rocksdb::Transaction> txn = core.BeginKeyspace();
-  TransactionRows records(txn.get(), core.db(), core.cf(ColumnFamily::kRecords),
-                          core.read_options(), core.row_cache(ColumnFamily::kRecords));
-  TransactionRows members(txn.get(), core.db(), core.cf(ColumnFamily::kMembers),
-                          core.read_options(), core.row_cache(ColumnFamily::kMembers),
-                          RowLocking::kGuardedByMetadata);
+  RowTransaction txn(core.db(), core.write_options(), core.RowLocks(ColumnFamily::kRecords));
+  TransactionRows records(&txn, core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
+                          core.row_cache(ColumnFamily::kRecords));
+  TransactionRows members(&txn, core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
+                          core.row_cache(ColumnFamily::kMembers), RowLocking::kGuardedByMetadata);
   Keyspace ks{records, members, core.version_counter()};
   auto result = fn(ks, core.clock().NowMs());
-  if (!result.ok()) {
-    (void)txn->Rollback();
-    return result;
-  }
-  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, *txn));
+  if (!result.ok()) return result;  // txn rolls back as it goes.
+  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, txn));
   return result;
 }
 
 class TransactionCore {
  public:
   // `hold`: the transaction's turn at the keyspace gate, kept until it commits or rolls back.
-  TransactionCore(StoreCore* store, KeyspaceHold hold, std::unique_ptr<rocksdb::Transaction> txn)
+  TransactionCore(StoreCore* store, KeyspaceHold hold)
       : store_(store),
         hold_(std::move(hold)),
-        txn_(std::move(txn)),
-        keyspace_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kRecords),
-                       store->read_options(), store->row_cache(ColumnFamily::kRecords)),
-        member_rows_(txn_.get(), store->db(), store->cf(ColumnFamily::kMembers),
-                     store->read_options(), store->row_cache(ColumnFamily::kMembers),
-                     RowLocking::kGuardedByMetadata),
+        txn_(store->db(), store->write_options(), store->RowLocks(ColumnFamily::kRecords)),
+        keyspace_rows_(&txn_, store->db(), store->cf(ColumnFamily::kRecords), store->read_options(),
+                       store->row_cache(ColumnFamily::kRecords)),
+        member_rows_(&txn_, store->db(), store->cf(ColumnFamily::kMembers), store->read_options(),
+                     store->row_cache(ColumnFamily::kMembers), RowLocking::kGuardedByMetadata),
         keyspace_{keyspace_rows_, member_rows_, store->version_counter()} {}
 
   // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.
@@ -100,9 +82,10 @@ class TransactionCore {
 
   Status Commit();
   void Rollback();
+  void SetSavePoint();
   Status RollbackToSavePoint();
+  Status PopSavePoint();
 
-  rocksdb::Transaction& raw() { return *txn_; }
   StoreCore& store() { return *store_; }
 
  private:
@@ -110,7 +93,7 @@ class TransactionCore {
 
   StoreCore* store_;
   KeyspaceHold hold_;  // Destroyed after txn_: no other thread comes in while it is open.
-  std::unique_ptr<rocksdb::Transaction> txn_;
+  RowTransaction txn_;
   TransactionRows keyspace_rows_;
   TransactionRows member_rows_;
   Keyspace keyspace_;

@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "commands/arguments.h"
@@ -25,6 +26,26 @@ Result<std::int64_t> CountKeys(Records& data) {
   });
   if (!s.ok()) return s;
   return n;
+}
+
+// The keyspace line of INFO: the keys, those with an expiry, and their mean time to live in
+// ms, counted by a scan (Redis keeps these counts; the store does not).
+Result<std::string> KeyspaceLine(Records& data, std::int64_t now) {
+  std::int64_t keys = 0;
+  std::int64_t expires = 0;
+  std::int64_t ttl_sum = 0;
+  Status s = ScanKeyspace(data, "", std::nullopt, [&](const ScanEntry& e) {
+    ++keys;
+    if (e.expires_at_ms != 0) {
+      ++expires;
+      ttl_sum += std::max<std::int64_t>(e.expires_at_ms - now, 0);
+    }
+    return true;
+  });
+  if (!s.ok()) return s;
+  if (keys == 0) return std::string();
+  return "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
+         ",avg_ttl=" + std::to_string(expires == 0 ? 0 : ttl_sum / expires);
 }
 
 std::string InfoSection(ServerState& server, std::string_view name, Records& data) {
@@ -83,26 +104,35 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
   } else if (name == "keyspace") {
     out += "# Keyspace\r\n";
-    Result<std::int64_t> keys = CountKeys(data);
-    if (keys.ok() && *keys > 0)
-      line("db0", "keys=" + std::to_string(*keys) + ",expires=0,avg_ttl=0");
+    Result<std::string> db0 = KeyspaceLine(data, now);
+    if (db0.ok() && !db0->empty()) line("db0", *db0);
   }
   return out;
 }
 
+// INFO [section ...]. The keyspace section is left out of the default sections (INFO with no
+// argument, or "default"): counting keys is a scan of every key here, and clients send INFO
+// on every connect (ioredis's ready check, BullMQ's version check), which would make each
+// connection cost O(keys). "INFO keyspace", "all" and "everything" include it.
 void Info(CommandContext& ctx) {
-  static constexpr std::string_view kDefault[] = {"server", "clients",     "memory",  "persistence",
-                                                  "stats",  "replication", "keyspace"};
+  static constexpr std::string_view kDefault[] = {"server",      "clients", "memory",
+                                                  "persistence", "stats",   "replication"};
   std::vector<std::string> wanted;
+  const auto add_defaults = [&] {
+    wanted.insert(wanted.end(), std::begin(kDefault), std::end(kDefault));
+  };
   for (std::size_t i = 1; i < ctx.args.size(); ++i) {
     const std::string section = ToLower(ctx.args[i]);
-    if (section == "all" || section == "default" || section == "everything") {
-      wanted.assign(std::begin(kDefault), std::end(kDefault));
+    if (section == "default") {
+      add_defaults();
+    } else if (section == "all" || section == "everything") {
+      add_defaults();
+      wanted.push_back("keyspace");
     } else {
       wanted.push_back(section);
     }
   }
-  if (ctx.args.size() == 1) wanted.assign(std::begin(kDefault), std::end(kDefault));
+  if (ctx.args.size() == 1) add_defaults();
   std::string out;
   for (const std::string& section : wanted) {
     const std::string text = InfoSection(ctx.server, section, ctx.data);

@@ -57,8 +57,8 @@ TEST_F(RowsIteratorTest, DatabaseIteratorStopsAtTheBound) {
 }
 
 TEST_F(RowsIteratorTest, TransactionIteratorMergesItsWritesAndStopsAtTheBound) {
-  std::unique_ptr<rocksdb::Transaction> txn(db_->BeginTransaction(write_));
-  TransactionRows rows(txn.get(), db_.get(), db_->DefaultColumnFamily(), read_, nullptr);
+  RowTransaction txn(db_.get(), write_, nullptr);
+  TransactionRows rows(&txn, db_.get(), db_->DefaultColumnFamily(), read_, nullptr);
   ASSERT_TRUE(rows.Write("a0", "v").ok());
   ASSERT_TRUE(rows.Remove("a2").ok());
   ASSERT_TRUE(rows.Write("a9", "v").ok());
@@ -68,7 +68,7 @@ TEST_F(RowsIteratorTest, TransactionIteratorMergesItsWritesAndStopsAtTheBound) {
             (std::vector<std::string>{"a0", "a1", "a3", "a9", "ab"}));
   ASSERT_TRUE(rows.Write("b0", "v").ok());
   EXPECT_EQ(Keys(*rows.NewPrefixIterator("a"), "a9"), (std::vector<std::string>{"a9", "ab"}));
-  txn->Rollback();
+  txn.Rollback();
 }
 
 }  // namespace

@@ -116,6 +116,29 @@ TEST_F(ServerTest, KeysScanAndDbsize) {
   EXPECT_EQ(Do({"RANDOMKEY"}), "(nil)");
 }
 
+TEST_F(ServerTest, InfoCountsKeysOnlyWhenTheKeyspaceSectionIsAsked) {
+  Start();
+  Do({"SET", "plain", "x"});
+  Do({"HSET", "hash", "f", "v"});
+  Do({"SET", "soon", "x", "PX", "100000"});
+  Do({"SET", "later", "x", "PX", "300000"});
+  const std::string keyspace = client_->Call({"INFO", "keyspace"}).str;
+  const std::size_t at = keyspace.find("db0:keys=4,expires=2,avg_ttl=");
+  ASSERT_NE(at, std::string::npos) << keyspace;
+  const std::int64_t avg_ttl = std::stoll(keyspace.substr(keyspace.find("avg_ttl=") + 8));
+  EXPECT_GT(avg_ttl, 150000) << keyspace;  // (100 s + 300 s) / 2, less the time since.
+  EXPECT_LE(avg_ttl, 200000) << keyspace;
+  EXPECT_NE(client_->Call({"INFO", "all"}).str.find("db0:keys=4,"), std::string::npos);
+  // The default sections leave it out (a scan of every key), and keep what clients read.
+  for (const std::string& reply :
+       {client_->Call({"INFO"}).str, client_->Call({"INFO", "default"}).str}) {
+    EXPECT_EQ(reply.find("# Keyspace"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("redis_version:"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("loading:0"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("maxmemory_policy:noeviction"), std::string::npos) << reply;
+  }
+}
+
 TEST_F(ServerTest, PipelinedCommandsAreAnsweredInOrder) {
   Start();
   std::unique_ptr<RespClient> c = Connect();

@@ -169,10 +169,11 @@ class LeaseManager::Impl {
     // One transaction over two column families: the lease row is locked while the record is
     // written, so no newer fencing number can be issued in between.
     CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_.EnterKeyspace());
-    std::unique_ptr<rocksdb::Transaction> txn = core_.BeginRaw();
-    internal::TransactionRows leases(txn.get(), core_.db(), core_.cf(ColumnFamily::kLeases),
+    internal::RowTransaction txn(core_.db(), core_.write_options(),
+                                 core_.RowLocks(ColumnFamily::kLeases));
+    internal::TransactionRows leases(&txn, core_.db(), core_.cf(ColumnFamily::kLeases),
                                      core_.read_options(), core_.row_cache(ColumnFamily::kLeases));
-    internal::TransactionRows records(txn.get(), core_.db(), core_.cf(ColumnFamily::kRecords),
+    internal::TransactionRows records(&txn, core_.db(), core_.cf(ColumnFamily::kRecords),
                                       core_.read_options(),
                                       core_.row_cache(ColumnFamily::kRecords));
     const std::int64_t now = core_.clock().NowMs();
@@ -190,11 +191,8 @@ class LeaseManager::Impl {
       }
       return internal::record_ops::Set(records, now, key, value, options);
     }();
-    if (!written.ok()) {
-      (void)txn->Rollback();
-      return written;
-    }
-    CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(core_, *txn));
+    if (!written.ok()) return written;  // txn rolls back as it goes.
+    CAIRN_RETURN_IF_ERROR(internal::CommitOrRelease(core_, txn));
     return written;
   }
 

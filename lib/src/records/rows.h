@@ -1,22 +1,21 @@
-// Rows: the raw reads and writes a record operation needs, over either a RocksDB transaction
-// (reads lock the key until commit; reads see the transaction's own writes) or the database
+// Rows: the raw reads and writes a record operation needs, over either a transaction
+// (row_transaction.h: reads lock the key until commit and see its own writes) or the database
 // directly (the fast path for single calls that need no read-modify-write).
 // Record operations are written once against this interface and serve both.
 #pragma once
 
-#include <rocksdb/utilities/transaction.h>
 #include <rocksdb/utilities/transaction_db.h>
-#include <rocksdb/utilities/write_batch_with_index.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "storage/buffered_iterator.h"
 #include "storage/row_cache.h"
+#include "storage/row_transaction.h"
 
 namespace cairn::internal {
 
@@ -102,12 +101,6 @@ inline rocksdb::Status ReadThroughCache(RowCache& cache, rocksdb::DB& db,
   return s;
 }
 
-// Hashes std::string and std::string_view alike, for lookups by view without a copy.
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 // Whether a transaction's writes lock each row they write.
 enum class RowLocking {
   kEachRow,
@@ -115,17 +108,16 @@ enum class RowLocking {
   // rows, list items, stream entries): every operation on a value first locks its metadata
   // row exclusively (ReadCompositeRow), and no writer reaches a member row another way, so
   // that lock guards them all and a lock per member row would only cost lock-table work.
-  // Their writes go straight into the transaction's indexed batch: RocksDB's "untracked"
-  // writes still lock each key in a pessimistic transaction (and unlock it at the end). A
-  // rollback to a save point undoes them with the rest of the batch.
   kGuardedByMetadata,
 };
 
+// The rows of one column family as a RowTransaction sees them: its own writes first, then the
+// committed rows.
 class TransactionRows final : public Rows {
  public:
   // `cache`: the column family's row cache, or nullptr if it has none; `db`: the database the
   // transaction belongs to (committed rows are read from it, or the cache, once locked).
-  TransactionRows(rocksdb::Transaction* txn, rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
+  TransactionRows(RowTransaction* txn, rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf,
                   const rocksdb::ReadOptions& read_options, RowCache* cache,
                   RowLocking locking = RowLocking::kEachRow)
       : txn_(txn),
@@ -133,17 +125,14 @@ class TransactionRows final : public Rows {
         cf_(cf),
         read_options_(read_options),
         cache_(cache),
-        lock_writes_(locking == RowLocking::kEachRow) {}
+        lock_writes_(locking == RowLocking::kEachRow && txn->takes_locks()) {}
   ~TransactionRows() override { FinishWrites(); }
   TransactionRows(const TransactionRows&) = delete;
   TransactionRows& operator=(const TransactionRows&) = delete;
 
-  // Reads of the key this transaction wrote last are answered from what it wrote: the
-  // transaction holds that key's exclusive lock, so the batch index would return the same.
-  // (The pass batch runs INCR after INCR of one hot key: each reads back the one before.)
   // A locked read takes the lock alone, then reads: the transaction's own write of the key if
   // it has one, otherwise the committed row, which the lock now keeps from changing — from the
-  // row cache when it holds it (commits publish what they wrote, latest_writes.h), so a key
+  // row cache when it holds it (commits publish what they wrote, row_transaction.h), so a key
   // written again and again is not searched for in a memtable full of its versions.
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     return LockedRead(key, value, /*exclusive=*/true);
@@ -152,93 +141,77 @@ class TransactionRows final : public Rows {
     return LockedRead(key, value, /*exclusive=*/false);
   }
   rocksdb::Status ReadUnlocked(const rocksdb::Slice& key, std::string* value) override {
-    if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    // A key it has not written reads as the committed row, which the cache may hold.
-    if (Cached(key) && written_.count(key.ToStringView()) == 0) {
-      return ReadCommitted(key, value);
-    }
-    return txn_->Get(read_options_, cf_, key, value);
+    if (std::optional<rocksdb::Status> own = ReadOwnWrite(key, value)) return *own;
+    return ReadCommitted(key, value, /*locked=*/false);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
-    NoteWrite(key);
-    rocksdb::Status s =
-        lock_writes_ ? txn_->Put(cf_, key, value) : txn_->GetWriteBatch()->Put(cf_, key, value);
-    last_put_ = s.ok();
-    if (last_put_) last_value_.assign(value.data(), value.size());
-    return s;
+    if (lock_writes_) {
+      rocksdb::Status s = txn_->Lock(cf_, key, /*exclusive=*/true);
+      if (!s.ok()) return s;
+    }
+    NoteWrite(key, txn_->buffer().Put(cf_, key.ToStringView(), value.ToStringView()));
+    return rocksdb::Status::OK();
   }
   rocksdb::Status Remove(const rocksdb::Slice& key) override {
-    NoteWrite(key);
-    last_put_ = false;
-    return lock_writes_ ? txn_->Delete(cf_, key) : txn_->GetWriteBatch()->Delete(cf_, key);
+    if (lock_writes_) {
+      rocksdb::Status s = txn_->Lock(cf_, key, /*exclusive=*/true);
+      if (!s.ok()) return s;
+    }
+    NoteWrite(key, txn_->buffer().Delete(cf_, key.ToStringView()));
+    return rocksdb::Status::OK();
   }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
+    const WriteBuffer::Writes& writes = txn_->buffer().WritesOf(cf_);
     return std::make_unique<BoundedIterator>(
-        read_options_, std::move(upper_bound),
-        [&](const rocksdb::ReadOptions& o) { return txn_->GetIterator(o, cf_); });
+        read_options_, std::move(upper_bound), [&](const rocksdb::ReadOptions& o) {
+          return new BufferedIterator(std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(o, cf_)),
+                                      writes, o.iterate_upper_bound);
+        });
   }
 
-  // Call after the transaction rolled back to a save point: the last write may be undone, and
-  // the locks taken since were released, so the committed row remembered may change.
-  void ForgetLastWrite() {
-    last_put_ = false;
-    remembered_ = false;
-  }
+  // Call after the transaction rolled back to a save point: the locks taken since were
+  // released, so the committed row remembered may change.
+  void ForgetRememberedRow() { remembered_ = false; }
 
   // Call once the transaction has committed or rolled back: the cache may again remember the
   // keys it wrote. Idempotent; the destructor calls it too.
   void FinishWrites() {
     for (std::size_t write : open_writes_) cache_->EndWrite(write);
     open_writes_.clear();
-    written_.clear();
-    wrote_ = false;
-    last_put_ = false;
+    remembered_ = false;
   }
 
  private:
   rocksdb::Status LockedRead(const rocksdb::Slice& key, std::string* value, bool exclusive) {
-    if (ReadBackLastWrite(key, value)) return rocksdb::Status::OK();
-    if (!Cached(key)) return txn_->GetForUpdate(read_options_, cf_, key, value, exclusive);
-    // GetForUpdate with no value only takes the lock.
-    rocksdb::Status s =
-        txn_->GetForUpdate(read_options_, cf_, key, static_cast<std::string*>(nullptr), exclusive);
-    return s.ok() ? ReadLocked(key, value) : s;
+    rocksdb::Status s = txn_->Lock(cf_, key, exclusive);
+    if (!s.ok()) return s;
+    if (std::optional<rocksdb::Status> own = ReadOwnWrite(key, value)) return *own;
+    return ReadCommitted(key, value, /*locked=*/true);
   }
 
-  // REQUIRES: the transaction holds the key's lock.
-  rocksdb::Status ReadLocked(const rocksdb::Slice& key, std::string* value) {
-    if (written_.count(key.ToStringView()) != 0) {
-      std::unique_ptr<rocksdb::WBWIIterator> own(txn_->GetWriteBatch()->NewIterator(cf_));
-      own->Seek(key);
-      if (!own->Valid() || own->Entry().key != key) {
-        return ReadCommitted(key, value, /*locked=*/true);
-      }
-      const rocksdb::WriteEntry entry = own->Entry();
-      if (entry.type == rocksdb::kPutRecord) {
-        value->assign(entry.value.data(), entry.value.size());
-        return rocksdb::Status::OK();
-      }
-      if (entry.type == rocksdb::kDeleteRecord || entry.type == rocksdb::kSingleDeleteRecord) {
-        return rocksdb::Status::NotFound();
-      }
-      return txn_->Get(read_options_, cf_, key, value);  // A merge: let RocksDB resolve it.
-    }
-    return ReadCommitted(key, value, /*locked=*/true);
+  // The transaction's newest write of key, or nullopt when it has none.
+  std::optional<rocksdb::Status> ReadOwnWrite(const rocksdb::Slice& key, std::string* value) {
+    const WriteBuffer::Write* own = txn_->buffer().Find(cf_, key.ToStringView());
+    if (own == nullptr) return std::nullopt;
+    if (own->state == WriteBuffer::State::kDeleted) return rocksdb::Status::NotFound();
+    value->assign(own->value.data(), own->value.size());
+    return rocksdb::Status::OK();
   }
 
   // The committed row of a key the transaction has not written (or has undone). The last one
   // read under its lock is kept: scripts read a key again and again (GET then PEXPIRE, SET NX
   // then INCRBY then PTTL), and the lock keeps that row from changing, so the copy answers
   // them without another probe of the row cache.
-  rocksdb::Status ReadCommitted(const rocksdb::Slice& key, std::string* value,
-                                bool locked = false) {
+  rocksdb::Status ReadCommitted(const rocksdb::Slice& key, std::string* value, bool locked) {
     if (remembered_ && key.ToStringView() == remembered_key_) {
       if (!remembered_found_) return rocksdb::Status::NotFound();
       *value = remembered_value_;
       return rocksdb::Status::OK();
     }
-    rocksdb::Status s = ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
+    rocksdb::Status s = Cached(key)
+                            ? ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value)
+                            : db_->Get(read_options_, cf_, key, value);
     if (locked && (s.ok() || s.IsNotFound())) {
       remembered_ = true;
       remembered_key_.assign(key.data(), key.size());
@@ -252,40 +225,19 @@ class TransactionRows final : public Rows {
     return cache_ != nullptr && cache_->Caches(key.ToStringView());
   }
 
-  bool ReadBackLastWrite(const rocksdb::Slice& key, std::string* value) const {
-    if (!last_put_ || key.ToStringView() != last_key_) return false;
-    *value = last_value_;
-    return true;
+  // One cache bracket a key, from its first write until the transaction ends: while it is
+  // open the key's slot takes no fills.
+  void NoteWrite(const rocksdb::Slice& key, bool first_write) {
+    if (first_write && Cached(key)) open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
   }
 
-  void NoteWrite(const rocksdb::Slice& key) {
-    // A key written again is already in the cache's bracket: its slot takes no fills until
-    // FinishWrites, so there is nothing to drop again.
-    if (wrote_ && key.ToStringView() == last_key_) return;
-    // Only the keys the cache keeps need its bracket, and a note that reads of them must look
-    // at this transaction's batch; reads of the others always go through the transaction.
-    // One bracket a key: while it is open the key's slot takes no fills.
-    if (Cached(key) && written_.emplace(key.ToStringView()).second) {
-      open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
-    }
-    last_key_.assign(key.data(), key.size());
-    wrote_ = true;
-  }
-
-  rocksdb::Transaction* txn_;
+  RowTransaction* txn_;
   rocksdb::DB* db_;
   rocksdb::ColumnFamilyHandle* cf_;
   const rocksdb::ReadOptions& read_options_;
   RowCache* cache_;
   const bool lock_writes_;
   std::vector<std::size_t> open_writes_;  // What BeginWrite returned for its writes.
-  // The keys it wrote (with a cache): a locked read of any other key skips the search of the
-  // transaction's own batch. Never shrinks, so an undone write only costs that search.
-  std::unordered_set<std::string, StringHash, std::equal_to<>> written_;
-  bool wrote_ = false;  // last_key_ holds the key of the newest write.
-  std::string last_key_;
-  bool last_put_ = false;  // The newest write put last_value_ (and was not undone since).
-  std::string last_value_;
   // The committed row last read under its lock (ReadCommitted). Reads look at the
   // transaction's own writes first, so a key written since is never answered from here.
   bool remembered_ = false;
