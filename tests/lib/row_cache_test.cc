@@ -23,15 +23,26 @@ using test::OpenOrDie;
 using test::TempDir;
 using test::TestOptions;
 
+// The cached row (nullopt inside: known absent), or nullopt on a miss.
 std::optional<std::optional<std::string>> Cached(RowCache& cache, std::string_view key) {
   RowCache::Miss miss;
-  return cache.Lookup(key, &miss);
+  std::string row;
+  switch (cache.Lookup(key, &row, &miss)) {
+    case RowCache::Found::kRow:
+      return std::optional<std::string>(row);
+    case RowCache::Found::kAbsent:
+      return std::optional<std::string>();
+    case RowCache::Found::kMiss:
+      break;
+  }
+  return std::nullopt;
 }
 
 // Looks key up and, on a miss, fills it with `row` as a reader would.
 void ReadThrough(RowCache& cache, std::string_view key, const std::optional<std::string>& row) {
   RowCache::Miss miss;
-  if (!cache.Lookup(key, &miss)) cache.Fill(miss, key, row);
+  std::string cached;
+  if (cache.Lookup(key, &cached, &miss) == RowCache::Found::kMiss) cache.Fill(miss, key, row);
 }
 
 TEST(RowCacheTest, RemembersRowsAndAbsence) {
@@ -60,7 +71,8 @@ TEST(RowCacheTest, AWriteDropsTheRowAndNoFillLandsUntilItEnds) {
 TEST(RowCacheTest, AFillFromBeforeAWriteIsRefused) {
   RowCache cache(1 << 20);
   RowCache::Miss miss;
-  ASSERT_FALSE(cache.Lookup("a", &miss));
+  std::string row;
+  ASSERT_EQ(cache.Lookup("a", &row, &miss), RowCache::Found::kMiss);
   // The reader read "old" from the database; meanwhile a write began and ended.
   cache.EndWrite(cache.BeginWrite("a"));
   cache.Fill(miss, "a", "old");

@@ -90,10 +90,13 @@ inline rocksdb::Status ReadThroughCache(RowCache& cache, rocksdb::DB& db,
                                         rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                         std::string* value) {
   RowCache::Miss miss;
-  if (std::optional<std::optional<std::string>> cached = cache.Lookup(key.ToStringView(), &miss)) {
-    if (!*cached) return rocksdb::Status::NotFound();
-    *value = std::move(**cached);
-    return rocksdb::Status::OK();
+  switch (cache.Lookup(key.ToStringView(), value, &miss)) {
+    case RowCache::Found::kRow:
+      return rocksdb::Status::OK();
+    case RowCache::Found::kAbsent:
+      return rocksdb::Status::NotFound();
+    case RowCache::Found::kMiss:
+      break;
   }
   rocksdb::Status s = db.Get(read_options, cf, key, value);
   if (s.ok()) cache.Fill(miss, key.ToStringView(), *value);

@@ -26,10 +26,10 @@ RowCache::Place RowCache::PlaceOf(std::string_view key) {
   return {hash % kShards, (hash / kShards) % kSlotsPerShard, hash};
 }
 
-std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key, Miss* miss) {
+RowCache::Found RowCache::Lookup(std::string_view key, std::string* row, Miss* miss) {
   if (!Caches(key)) {
     *miss = Miss{};  // Not fillable.
-    return std::nullopt;
+    return Found::kMiss;
   }
   const Place place = PlaceOf(key);
   Shard& shard = shards_[place.shard];
@@ -38,15 +38,16 @@ std::optional<std::optional<std::string>> RowCache::Lookup(std::string_view key,
     Entry* entry = *found;
     Unlink(shard, entry);
     PushNewest(shard, entry);
-    if (!entry->has_row) return std::optional<std::string>();
-    return std::optional<std::string>(std::string(entry->row_data(), entry->row_size));
+    if (!entry->has_row) return Found::kAbsent;
+    row->assign(entry->row_data(), entry->row_size);
+    return Found::kRow;
   }
   *miss = Miss{place.shard, place.slot, shard.generation[place.slot], place.hash,
                shard.open_writes[place.slot] == 0};
-  return std::nullopt;
+  return Found::kMiss;
 }
 
-void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row) {
+void RowCache::Fill(const Miss& miss, std::string_view key, std::optional<std::string_view> row) {
   if (!miss.fillable || !Keepable(key, row)) return;
   Shard& shard = shards_[miss.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
@@ -56,7 +57,7 @@ void RowCache::Fill(const Miss& miss, std::string_view key, const std::optional<
   InsertLocked(shard, miss.hash, key, row);  // Replacing another reader's fill, if any.
 }
 
-void RowCache::Publish(std::string_view key, const std::optional<std::string>& row) {
+void RowCache::Publish(std::string_view key, std::optional<std::string_view> row) {
   // No generation step: while the caller's write is open no fill lands in the slot, and the
   // EndWrite that closes it moves the generation on. A row too large to keep is simply not
   // kept: the caller's BeginWrite already made the key's entry stale.
@@ -88,14 +89,14 @@ void RowCache::EndWrite(std::size_t write) {
   ++shard.generation[slot];
 }
 
-bool RowCache::Keepable(std::string_view key, const std::optional<std::string>& row) const {
+bool RowCache::Keepable(std::string_view key, std::optional<std::string_view> row) const {
   const std::size_t row_size = row ? row->size() : 0;
   return key.size() + CapacityFor(row_size) + kEntryOverhead <= shard_capacity_ &&
          row_size <= kMaxRowBytes;
 }
 
 void RowCache::InsertLocked(Shard& shard, std::uint64_t hash, std::string_view key,
-                            const std::optional<std::string>& row) {
+                            std::optional<std::string_view> row) {
   const std::size_t row_size = row ? row->size() : 0;
   Entry* entry = nullptr;
   if (std::optional<Entry*> found = shard.index.Find(hash, key)) {

@@ -54,18 +54,19 @@ class RowCache {
     bool fillable = false;
   };
 
-  // The cached row of `key` (nullopt inside means "known absent"), or nullopt with `miss`
-  // filled in.
-  std::optional<std::optional<std::string>> Lookup(std::string_view key, Miss* miss);
+  enum class Found { kRow, kAbsent, kMiss };
+  // What the cache knows of `key`: its row (copied into *row), that it has none, or nothing
+  // (then `miss` is filled in).
+  Found Lookup(std::string_view key, std::string* row, Miss* miss);
 
   // Remembers what the database returned for `key` (nullopt: no row) after Lookup missed.
-  void Fill(const Miss& miss, std::string_view key, const std::optional<std::string>& row);
+  void Fill(const Miss& miss, std::string_view key, std::optional<std::string_view> row);
 
   // Remembers the committed row of `key` (nullopt: deleted), whatever else is being written
   // in its shard. REQUIRES: the caller has this key's write open (BeginWrite), has committed
   // it, and still holds the key's lock, so no other writer can change it before EndWrite —
   // the write-through that keeps a key a transaction wrote cached for its next reader.
-  void Publish(std::string_view key, const std::optional<std::string>& row);
+  void Publish(std::string_view key, std::optional<std::string_view> row);
 
   // Whether the cache keeps rows of `key` at all (its KeyFilter).
   bool Caches(std::string_view key) const { return caches_ == nullptr || caches_(key); }
@@ -124,10 +125,10 @@ class RowCache {
   // value, a hash with one more field) still fits where it was.
   static std::size_t CapacityFor(std::size_t row_size) { return row_size + row_size / 8; }
   // Within the row and shard limits.
-  bool Keepable(std::string_view key, const std::optional<std::string>& row) const;
+  bool Keepable(std::string_view key, std::optional<std::string_view> row) const;
   // Adds (or replaces) a row, then evicts down to the budget. REQUIRES: shard.mu held.
   void InsertLocked(Shard& shard, std::uint64_t hash, std::string_view key,
-                    const std::optional<std::string>& row);
+                    std::optional<std::string_view> row);
   void EraseLocked(Shard& shard, Entry* entry);
   static void Unlink(Shard& shard, Entry* entry);
   static void PushNewest(Shard& shard, Entry* entry);

@@ -46,7 +46,7 @@ rocksdb::Status RowTransaction::Commit(RowCache* cache,
         return;
       }
       cache->Publish(key, write.state == WriteBuffer::State::kPut
-                              ? std::optional<std::string>(std::string(write.value))
+                              ? std::optional<std::string_view>(write.value)
                               : std::nullopt);
     });
   }
