@@ -1,5 +1,6 @@
 #include "commands/command_table.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "commands/ascii.h"
@@ -14,16 +15,21 @@ std::string CommandSpec::FullName(const std::vector<std::string_view>& args) con
 
 void CommandTable::Register(const CommandSpec& spec) {
   assert(ToLower(spec.name) == spec.name);
+  assert(spec.name.size() <= kMaxNameBytes);
   const bool added = by_name_.emplace(std::string(spec.name), specs_.size()).second;
+  longest_name_ = std::max(longest_name_, spec.name.size());
   assert(added);
   (void)added;
   specs_.push_back(spec);
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  // Command names are short; lower-casing into a small string is cheaper than a
-  // case-insensitive hash.
-  auto it = by_name_.find(ToLower(name));
+  // Command names are short: lower-cased on the stack (scripts look one up for every call),
+  // then hashed as usual.
+  char lower[kMaxNameBytes];
+  if (name.size() > longest_name_ || name.size() > kMaxNameBytes) return nullptr;
+  for (std::size_t i = 0; i < name.size(); ++i) lower[i] = AsciiLower(name[i]);
+  auto it = by_name_.find(std::string_view(lower, name.size()));
   return it == by_name_.end() ? nullptr : &specs_[it->second];
 }
 

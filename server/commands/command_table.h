@@ -9,12 +9,16 @@
 #include <vector>
 
 #include "commands/command.h"
+#include "util/string_hash.h"
 
 namespace cairn::server {
 
 class CommandTable {
  public:
-  // REQUIRES: spec.name is lower case and not yet registered.
+  // Longer than any command name (Redis's longest has 20 bytes).
+  static constexpr std::size_t kMaxNameBytes = 64;
+
+  // REQUIRES: spec.name is lower case, at most kMaxNameBytes long, and not yet registered.
   void Register(const CommandSpec& spec);
 
   // nullptr when no command has that name (in any letter case).
@@ -25,7 +29,8 @@ class CommandTable {
 
  private:
   std::vector<CommandSpec> specs_;
-  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> by_name_;
+  std::size_t longest_name_ = 0;
 };
 
 // The table with every command family registered.

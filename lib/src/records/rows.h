@@ -229,9 +229,14 @@ class TransactionRows final : public Rows {
   }
 
   // One cache bracket a key, from its first write until the transaction ends: while it is
-  // open the key's slot takes no fills.
+  // open the key's slot takes no fills, and lookups do not return its cached row. A
+  // transaction that takes no locks needs none: it holds the keyspace's gate, so no other
+  // thread reads or fills the cache until it ends, its own reads of the key find its write
+  // first, and its commit publishes the new row (RowTransaction::Commit).
   void NoteWrite(const rocksdb::Slice& key, bool first_write) {
-    if (first_write && Cached(key)) open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+    if (first_write && txn_->takes_locks() && Cached(key)) {
+      open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+    }
   }
 
   RowTransaction* txn_;

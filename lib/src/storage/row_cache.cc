@@ -59,14 +59,14 @@ void RowCache::Fill(const Miss& miss, std::string_view key, std::optional<std::s
 
 void RowCache::Publish(std::string_view key, std::optional<std::string_view> row) {
   // No generation step: while the caller's write is open no fill lands in the slot, and the
-  // EndWrite that closes it moves the generation on. A row too large to keep is simply not
-  // kept: the caller's BeginWrite already made the key's entry stale.
+  // EndWrite that closes it moves the generation on (or no other thread is let in at all).
   if (!Caches(key)) return;
   const Place place = PlaceOf(key);
-  if (!Keepable(key, row)) return;
   Shard& shard = shards_[place.shard];
   std::lock_guard<std::mutex> lock(shard.mu);
-  InsertLocked(shard, place.hash, key, row);
+  if (Keepable(key, row)) return InsertLocked(shard, place.hash, key, row);
+  // Its entry, if any, holds an older row (when no BeginWrite made it stale).
+  if (std::optional<Entry*> found = shard.index.Find(place.hash, key)) EraseLocked(shard, *found);
 }
 
 std::size_t RowCache::BeginWrite(std::string_view key) {

@@ -63,9 +63,11 @@ class RowCache {
   void Fill(const Miss& miss, std::string_view key, std::optional<std::string_view> row);
 
   // Remembers the committed row of `key` (nullopt: deleted), whatever else is being written
-  // in its shard. REQUIRES: the caller has this key's write open (BeginWrite), has committed
-  // it, and still holds the key's lock, so no other writer can change it before EndWrite —
-  // the write-through that keeps a key a transaction wrote cached for its next reader.
+  // in its shard (a row too large to keep drops the key's entry instead) — the write-through
+  // that keeps a key a transaction wrote cached for its next reader. REQUIRES: the caller has
+  // committed the write and no other thread can write or fill the key before it is done:
+  // either it still has the key's write open (BeginWrite) and holds its lock, or it holds
+  // the keyspace's gate (serialize_keyspace), which keeps every other user of the cache out.
   void Publish(std::string_view key, std::optional<std::string_view> row);
 
   // Whether the cache keeps rows of `key` at all (its KeyFilter).

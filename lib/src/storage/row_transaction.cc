@@ -31,7 +31,8 @@ rocksdb::Status RowTransaction::PopSavePoint() {
 
 rocksdb::Status RowTransaction::Commit(RowCache* cache,
                                        std::span<rocksdb::ColumnFamilyHandle* const> cached) {
-  rocksdb::WriteBatch batch;
+  // Sized up front: the batch's buffer would otherwise grow by doubling as it is filled.
+  rocksdb::WriteBatch batch(/*header*/ 12 + buffer_.batch_bytes());
   rocksdb::Status s;
   if (buffer_.AppendTo(batch) > 0) {
     // The base database: TransactionDB's own write path would lock every key again, and this

@@ -3,6 +3,12 @@
 #include <utility>
 
 namespace cairn::internal {
+namespace {
+
+// A batch entry's bytes beside its key and value: its type, column family and two lengths.
+constexpr std::size_t kBatchEntryBytes = 1 + 5 + 5 + 5;
+
+}  // namespace
 
 WriteBuffer::WriteBuffer() = default;
 
@@ -37,6 +43,7 @@ bool WriteBuffer::Put(rocksdb::ColumnFamilyHandle* cf, std::string_view key,
   Write& write = Entry(cf, key, &created)->second;
   write.state = State::kPut;
   write.value.assign(value);
+  if (created) batch_bytes_ += kBatchEntryBytes + key.size() + value.size();
   return created;
 }
 
@@ -45,6 +52,7 @@ bool WriteBuffer::Delete(rocksdb::ColumnFamilyHandle* cf, std::string_view key) 
   Write& write = Entry(cf, key, &created)->second;
   write.state = State::kDeleted;
   write.value.clear();
+  if (created) batch_bytes_ += kBatchEntryBytes + key.size();
   return created;
 }
 
@@ -100,6 +108,7 @@ void WriteBuffer::Clear() {
   // A fresh vector: clear() would keep capacity in the arena about to be released.
   std::pmr::vector<Undo>(&arena_).swap(undo_);
   save_points_.clear();
+  batch_bytes_ = 0;
   arena_.release();
 }
 

@@ -70,6 +70,8 @@ class WriteBuffer {
 
   // Appends the newest write of every key to `batch`; returns how many it appended.
   std::size_t AppendTo(rocksdb::WriteBatch& batch) const;
+  // About the bytes AppendTo adds (an upper bound while no key was written twice).
+  std::size_t batch_bytes() const { return batch_bytes_; }
   // Calls fn(cf, key, const Write&) for every key written (not kUnwritten).
   template <typename Fn>
   void ForEach(Fn&& fn) const {
@@ -108,6 +110,7 @@ class WriteBuffer {
   std::pmr::list<Family> families_{&arena_};
   std::pmr::vector<Undo> undo_{&arena_};
   std::vector<std::size_t> save_points_;  // undo_'s size at each, oldest first.
+  std::size_t batch_bytes_ = 0;
 };
 
 }  // namespace cairn::internal
