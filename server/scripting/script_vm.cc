@@ -26,7 +26,8 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
     vm->over_limit = true;
     return nullptr;
   }
-  void* out = std::realloc(ptr, nsize);
+  // Most requests are new blocks: malloc takes them by its short path.
+  void* out = ptr == nullptr ? std::malloc(nsize) : std::realloc(ptr, nsize);
   if (out == nullptr) return nullptr;
   vm->used = vm->used - osize + nsize;
   return out;

@@ -109,10 +109,14 @@ TEST(RowCacheTest, StaysWithinItsBudgetDroppingTheLeastRecentlyUsed) {
   EXPECT_FALSE(Cached(cache, "big"));
 }
 
-class StoreRowCacheTest : public ::testing::Test {
+// Each case runs with row locks and with the keyspace taken in turns (serialize_keyspace),
+// where a transaction's writes open no cache brackets and its commit publishes them.
+class StoreRowCacheTest : public ::testing::TestWithParam<bool> {
  protected:
   StoreRowCacheTest() : clock_(std::make_shared<ManualClock>()) {
-    store_ = OpenOrDie(TestOptions(dir_.path(), clock_));
+    Options options = TestOptions(dir_.path(), clock_);
+    options.serialize_keyspace = GetParam();
+    store_ = OpenOrDie(options);
   }
 
   std::optional<std::string> Get(std::string_view key) {
@@ -126,7 +130,7 @@ class StoreRowCacheTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-TEST_F(StoreRowCacheTest, EveryKindOfWriteIsSeenByTheNextRead) {
+TEST_P(StoreRowCacheTest, EveryKindOfWriteIsSeenByTheNextRead) {
   EXPECT_EQ(Get("k"), std::nullopt);  // Cached as absent ...
   ASSERT_TRUE(store_->Set("k", "1").ok());
   EXPECT_EQ(Get("k"), "1");  // ... and forgotten by the write.
@@ -148,7 +152,7 @@ TEST_F(StoreRowCacheTest, EveryKindOfWriteIsSeenByTheNextRead) {
   EXPECT_FALSE(store_->Get("k").ok()) << "a raw write is seen too";
 }
 
-TEST_F(StoreRowCacheTest, TransactionWritesShowOnlyOnceCommitted) {
+TEST_P(StoreRowCacheTest, TransactionWritesShowOnlyOnceCommitted) {
   ASSERT_TRUE(store_->Set("k", "old").ok());
   EXPECT_EQ(Get("k"), "old");
   {
@@ -166,7 +170,7 @@ TEST_F(StoreRowCacheTest, TransactionWritesShowOnlyOnceCommitted) {
   EXPECT_EQ(Get("k"), "new9");
 }
 
-TEST_F(StoreRowCacheTest, AReaderRacingWritersNeverSeesAValueGoBack) {
+TEST_P(StoreRowCacheTest, AReaderRacingWritersNeverSeesAValueGoBack) {
   constexpr int kIncrements = 3000;
   ASSERT_TRUE(store_->Set("n", "0").ok());
   std::atomic<bool> done{false};
@@ -205,7 +209,7 @@ TEST_F(StoreRowCacheTest, AReaderRacingWritersNeverSeesAValueGoBack) {
   EXPECT_EQ(Get("n"), std::to_string(2 * kIncrements));
 }
 
-TEST_F(StoreRowCacheTest, ATransactionReadsItsOwnWritesAndTheCommittedRowsOfOthers) {
+TEST_P(StoreRowCacheTest, ATransactionReadsItsOwnWritesAndTheCommittedRowsOfOthers) {
   ASSERT_TRUE(store_->Set("a", "committed").ok());
   EXPECT_EQ(Get("a"), "committed");  // Now cached.
   auto txn = std::move(store_->BeginTransaction()).value();
@@ -231,7 +235,7 @@ TEST_F(StoreRowCacheTest, ATransactionReadsItsOwnWritesAndTheCommittedRowsOfOthe
   next->Rollback();
 }
 
-TEST_F(StoreRowCacheTest, ReadModifyWriteTransactionsLoseNoUpdate) {
+TEST_P(StoreRowCacheTest, ReadModifyWriteTransactionsLoseNoUpdate) {
   // Each transaction reads the counter (locking it, then reading it through the cache) and
   // writes it back plus one; a stale cached read would lose an update.
   constexpr int kThreads = 4;
@@ -254,6 +258,11 @@ TEST_F(StoreRowCacheTest, ReadModifyWriteTransactionsLoseNoUpdate) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(Get("n"), std::to_string(kThreads * kEach));
 }
+
+INSTANTIATE_TEST_SUITE_P(LocksAndTurns, StoreRowCacheTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Serialized" : "RowLocks";
+                         });
 
 TEST(StoreRowCacheOffTest, ASizeOfZeroTurnsItOff) {
   TempDir dir;

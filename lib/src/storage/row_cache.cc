@@ -36,8 +36,7 @@ RowCache::Found RowCache::Lookup(std::string_view key, std::string* row, Miss* m
   std::lock_guard<std::mutex> lock(shard.mu);
   if (std::optional<Entry*> found = shard.index.Find(place.hash, key); found && !(*found)->stale) {
     Entry* entry = *found;
-    Unlink(shard, entry);
-    PushNewest(shard, entry);
+    entry->used = true;
     if (!entry->has_row) return Found::kAbsent;
     row->assign(entry->row_data(), entry->row_size);
     return Found::kRow;
@@ -124,7 +123,17 @@ void RowCache::InsertLocked(Shard& shard, std::uint64_t hash, std::string_view k
   if (row_size > 0) std::memcpy(entry->row_data(), row->data(), row_size);
   entry->stale = false;
   PushNewest(shard, entry);
-  while (shard.bytes > shard_capacity_) EraseLocked(shard, shard.oldest);
+  // Ends: every entry passed over loses its mark, so at worst the second round drops one.
+  while (shard.bytes > shard_capacity_) {
+    Entry* oldest = shard.oldest;
+    if (oldest->used && oldest != entry) {
+      oldest->used = false;
+      Unlink(shard, oldest);
+      PushNewest(shard, oldest);
+    } else {
+      EraseLocked(shard, oldest);
+    }
+  }
 }
 
 void RowCache::EraseLocked(Shard& shard, Entry* entry) {

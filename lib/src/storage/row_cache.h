@@ -15,10 +15,15 @@
 // has. Slots (a shard's keys split by hash) are finer than shards so that the writes always
 // open in a busy server (a script keeps a dozen keys' writes open until it commits) hold off
 // the fills of few other keys: keys that share a slot only lose fills, never correctness.
+// (A transaction of a store whose keyspace is taken in turns opens no brackets: no other
+// thread uses the cache until it ends, and its commit publishes what it wrote; rows.h.)
 //
 // The cache holds rows as stored (value header included), so expiry is decided by the reader
-// exactly as for a row read from RocksDB. Rows are kept in least-recently-used order within
-// the byte budget, split over shards so that threads rarely share a lock. Thread-safe.
+// exactly as for a row read from RocksDB. Eviction is least recently used by second chance: a
+// hit only marks its entry, and the entry at the old end of the list is moved to the new end
+// (mark cleared) instead of dropped when marked. A hit so writes nothing outside its own
+// entry, where moving it to the front of a list touched two neighbours at random places in
+// memory. Rows are split over shards so that threads rarely share a lock. Thread-safe.
 #pragma once
 
 #include <array>
@@ -94,7 +99,7 @@ class RowCache {
   // A lookup reads the index slot and then this one block (the key compared, the row copied),
   // where separate list node, key and row strings cost a cache miss each.
   struct Entry {
-    Entry* newer = nullptr;  // The LRU list, most recently used first.
+    Entry* newer = nullptr;  // The list, most recently added or given a second chance first.
     Entry* older = nullptr;
     std::uint64_t hash = 0;  // Of key: where the index keeps it.
     std::string_view key;    // Its bytes follow the header.
@@ -104,6 +109,7 @@ class RowCache {
     // returns it, and the write's Publish fills the block again if the new row fits.
     bool has_row = false;
     bool stale = false;
+    bool used = false;  // Looked up since it was last at the old end of the list.
     char* row_data() { return const_cast<char*>(key.data()) + key.size(); }
     std::size_t Bytes() const { return key.size() + capacity + kEntryOverhead; }
   };
