@@ -241,7 +241,9 @@ TEST_F(StreamTest, TrimsByLengthAndByIdWithinALimit) {
   EXPECT_EQ(*store_->Type("missing"), KeyType::kNone);
 }
 
-TEST_F(StreamTest, TrimOfManyEntriesCrossesChunks) {
+// A trim writes only the metadata: the entries it drops stay as rows below the new first
+// entry, never shown by any read, until compaction drops them.
+TEST_F(StreamTest, TrimmedEntriesAreNeverSeenAndCompactionDropsTheirRows) {
   ASSERT_TRUE(store_
                   ->RunTransaction([&](Transaction& txn) -> Status {
                     for (std::uint64_t i = 1; i <= 5'000; ++i) Add(txn, "s", WithId(i, 0));
@@ -250,8 +252,36 @@ TEST_F(StreamTest, TrimOfManyEntriesCrossesChunks) {
                   .ok());
   EXPECT_EQ(Trim("s", MaxLength(1'500)), 3'500u);
   EXPECT_EQ(Describe("s").first_id, (StreamId{3'501, 0}));
+  EXPECT_EQ(MemberRows(), 5'000u);
+  // Ranges from the very start, and back to it, stop at the first live entry.
+  StreamRangeRequest one;
+  one.count = 1;
+  EXPECT_EQ(RangeIds("s", one), (Ids{{3'501, 0}}));
+  StreamRangeRequest back;
+  back.reverse = true;
+  back.last = StreamId{3'502, 0};
+  EXPECT_EQ(RangeIds("s", back), (Ids{{3'502, 0}, {3'501, 0}}));
+  EXPECT_EQ(Range(*store_, "s").size(), 1'500u);
+  // A trimmed entry is gone for XDEL too.
+  EXPECT_EQ(Delete("s", {{3'500, 0}, {10, 0}}), 0u);
+  EXPECT_EQ(Length("s"), 1'500u);
+  ASSERT_TRUE(store_->Compact().ok());
+  EXPECT_EQ(MemberRows(), 1'500u);
   EXPECT_EQ(Trim("s", MinId({4'999, 0}, 0)), 1'498u);
   EXPECT_EQ(RangeIds("s"), (Ids{{4'999, 0}, {5'000, 0}}));
+  // Trimmed to nothing: every row is dead, and an add starts the stream again after them.
+  EXPECT_EQ(Trim("s", MaxLength(0)), 2u);
+  EXPECT_TRUE(RangeIds("s").empty());
+  back.last = kMaxStreamId;
+  EXPECT_TRUE(RangeIds("s", back).empty());
+  EXPECT_EQ(Describe("s").first_id, (StreamId{0, 0}));
+  Add("s", WithId(6'000, 0));
+  EXPECT_EQ(RangeIds("s"), (Ids{{6'000, 0}}));
+  EXPECT_EQ(RangeIds("s", back), (Ids{{6'000, 0}}));
+  EXPECT_EQ(MemberRows(), 1'501u);
+  ASSERT_TRUE(store_->Compact().ok());
+  EXPECT_EQ(MemberRows(), 1u);
+  EXPECT_EQ(RangeIds("s"), (Ids{{6'000, 0}}));
 }
 
 TEST_F(StreamTest, RandomOperationsMatchAMapModel) {

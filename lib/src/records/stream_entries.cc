@@ -1,5 +1,6 @@
 #include "records/stream_entries.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -33,10 +34,11 @@ std::optional<StreamId> Successor(StreamId id) {
   return std::nullopt;
 }
 
-StreamEntries::StreamEntries(Keyspace& ks, std::string_view key, std::uint64_t version)
+StreamEntries::StreamEntries(Keyspace& ks, std::string_view key, const StreamMeta& meta)
     : rows_(ks.members),
+      meta_(meta),
       key_(key),
-      prefix_(EncodeMemberPrefix(RowTag::kStreamEntry, key, version)) {}
+      prefix_(EncodeMemberPrefix(RowTag::kStreamEntry, key, meta.version)) {}
 
 std::string StreamEntries::Row(StreamId id) const {
   std::string row = prefix_;
@@ -52,6 +54,7 @@ Status StreamEntries::Write(StreamId id, std::span<const HashField> fields) {
 Status StreamEntries::Remove(StreamId id) { return Written(rows_.Remove(Row(id))); }
 
 Result<bool> StreamEntries::Exists(StreamId id) {
+  if (!Live(id)) return false;
   std::string stored;
   rocksdb::Status s = rows_.ReadUnlocked(Row(id), &stored);
   if (s.IsNotFound()) return false;
@@ -60,6 +63,7 @@ Result<bool> StreamEntries::Exists(StreamId id) {
 }
 
 Result<std::optional<StreamEntry>> StreamEntries::Get(StreamId id) {
+  if (!Live(id)) return std::optional<StreamEntry>();
   std::string stored;
   rocksdb::Status s = rows_.ReadUnlocked(Row(id), &stored);
   if (s.IsNotFound()) return std::optional<StreamEntry>();
@@ -70,13 +74,17 @@ Result<std::optional<StreamEntry>> StreamEntries::Get(StreamId id) {
 
 Status StreamEntries::Walk(StreamId from, bool reverse,
                            const std::function<bool(StreamId, std::string_view)>& visit) {
+  if (meta_.length == 0) return Status::Ok();
+  // Forward walks start at the first live entry, not among the dead rows before it.
+  if (!reverse) from = std::max(from, meta_.first_id);
   std::unique_ptr<rocksdb::Iterator> it = rows_.NewPrefixIterator(prefix_);
   reverse ? it->SeekForPrev(Row(from)) : it->Seek(Row(from));
   for (; it->Valid(); reverse ? it->Prev() : it->Next()) {
     const std::string_view row(it->key().data(), it->key().size());
     if (row.size() != prefix_.size() + kStreamIdBytes || !row.starts_with(prefix_)) break;
-    if (!visit(ReadStreamId(row.data() + prefix_.size()),
-               std::string_view(it->value().data(), it->value().size()))) {
+    const StreamId id = ReadStreamId(row.data() + prefix_.size());
+    if (id < meta_.first_id) break;  // Walking back into the trimmed rows.
+    if (!visit(id, std::string_view(it->value().data(), it->value().size()))) {
       return Status::Ok();
     }
   }

@@ -28,9 +28,17 @@ Status WriteStreamMeta(Rows& records, std::string_view key, const StreamState& s
 std::optional<StreamId> Successor(StreamId id);
 
 // The entry rows of one incarnation of a stream, by id.
+//
+// Trimming removes no rows: it moves the stream's first entry (StreamMeta::first_id) past the
+// entries it drops, and the rows left below it are dead, for the members compaction filter to
+// drop (member_filter.h). An XADD with MAXLEN then costs a metadata write, not a delete per
+// entry, as Redis's trims drop whole nodes. So every read here sees only the live entries: ids
+// at or past the first one, while the stream has any.
 class StreamEntries {
  public:
-  StreamEntries(Keyspace& ks, std::string_view key, std::uint64_t version);
+  // `meta`: the stream's metadata as the operation holds it, read as it changes (an XADD's
+  // trim moves the first entry); it must outlive this object.
+  StreamEntries(Keyspace& ks, std::string_view key, const StreamMeta& meta);
 
   std::string Row(StreamId id) const;
   Status Write(StreamId id, std::span<const HashField> fields);
@@ -39,16 +47,19 @@ class StreamEntries {
   // The entry with this id; nullopt when there is none.
   Result<std::optional<StreamEntry>> Get(StreamId id);
 
-  // Calls visit(id, stored row value) for the entries from `from` on (included), ascending,
-  // or descending when `reverse`, until visit returns false or the entries run out.
+  // Calls visit(id, stored row value) for the live entries from `from` on (included),
+  // ascending, or descending when `reverse`, until visit returns false or the entries run out.
   Status Walk(StreamId from, bool reverse,
               const std::function<bool(StreamId, std::string_view)>& visit);
   Result<StreamEntry> Decode(StreamId id, std::string_view stored) const;
 
  private:
   Status Written(const rocksdb::Status& s) const;
+  // Whether `id` may be a live entry's: not below the first entry, nor of an empty stream.
+  bool Live(StreamId id) const { return meta_.length > 0 && id >= meta_.first_id; }
 
   Rows& rows_;
+  const StreamMeta& meta_;
   std::string_view key_;
   std::string prefix_;
 };

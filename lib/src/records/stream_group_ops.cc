@@ -212,7 +212,7 @@ Result<StreamGroupReadResult> Read(Keyspace& ks, std::int64_t now_ms, std::strin
   out.outcome = loaded.outcome;
   if (loaded.outcome != StreamGroupOutcome::kDone) return out;
   ConsumerGroup& g = *loaded.group;
-  StreamEntries entries(ks, key, loaded.meta.version);
+  StreamEntries entries(ks, key, loaded.meta);
   // The consumer is created (and seen) by the read even when it finds nothing, as in Redis.
   CAIRN_RETURN_IF_ERROR(g.Touch(consumer, now_ms).status());
   if (request.new_entries) {
@@ -347,7 +347,7 @@ Result<StreamClaimResult> Claim(Keyspace& ks, std::int64_t now_ms, std::string_v
   out.outcome = loaded.outcome;
   if (loaded.outcome != StreamGroupOutcome::kDone) return out;
   ConsumerGroup& g = *loaded.group;
-  StreamEntries entries(ks, key, loaded.meta.version);
+  StreamEntries entries(ks, key, loaded.meta);
   if (request.last_id && *request.last_id > g.row().last_id) g.row().last_id = *request.last_id;
   const std::int64_t at = ClaimTime(now_ms, request);
   for (StreamId id : request.ids) {
@@ -389,7 +389,7 @@ Result<StreamClaimResult> AutoClaim(Keyspace& ks, std::int64_t now_ms, std::stri
   out.outcome = loaded.outcome;
   if (loaded.outcome != StreamGroupOutcome::kDone) return out;
   ConsumerGroup& g = *loaded.group;
-  StreamEntries entries(ks, key, loaded.meta.version);
+  StreamEntries entries(ks, key, loaded.meta);
   // Like Redis, look at no more than ten pending entries per entry asked for, so that a call
   // that finds few idle enough still ends soon; the cursor says where to go on.
   std::uint64_t attempts = request.count > std::numeric_limits<std::uint64_t>::max() / 10

@@ -25,9 +25,6 @@ namespace {
 
 constexpr StreamId kNoId{};
 
-// How many entries a trim collects before it removes them (bounds its memory).
-constexpr std::size_t kTrimChunk = 1024;
-
 // The entries of request's range, in its order.
 Result<std::vector<StreamEntry>> Collect(StreamEntries& entries, const StreamMeta& meta,
                                          const StreamRangeRequest& request) {
@@ -77,41 +74,25 @@ Result<std::uint64_t> TrimEntries(StreamEntries& entries, StreamMeta& meta,
       if (meta.length == 0 || meta.first_id >= rule.min_id) return std::uint64_t{0};
       break;
   }
+  // The entries it drops stay as rows below the new first entry, dead (stream_entries.h): the
+  // walk only counts them and finds the first one kept.
   std::uint64_t removed = 0;
-  std::optional<StreamId> from = meta.first_id;
-  // The first entry the walk met and kept: the stream's new first entry. (Finding it
-  // afterwards meant a second walk over the entries just deleted.)
   std::optional<StreamId> kept;
-  while (meta.length > 0 && from) {
-    std::vector<StreamId> doomed;
-    bool done = false;
-    CAIRN_RETURN_IF_ERROR(entries.Walk(*from, false, [&](StreamId id, std::string_view) {
-      const std::uint64_t left = meta.length - doomed.size();
-      const bool goes =
-          rule.by == StreamTrimRule::By::kMaxLength ? left > rule.max_length : id < rule.min_id;
-      if (!goes || (rule.limit != 0 && removed + doomed.size() >= rule.limit)) {
-        done = true;
-        kept = id;
-        return false;
-      }
-      doomed.push_back(id);
-      return doomed.size() < kTrimChunk;
-    }));
-    for (StreamId id : doomed) CAIRN_RETURN_IF_ERROR(entries.Remove(id));
-    removed += doomed.size();
-    meta.length -= doomed.size();
-    if (done || doomed.size() < kTrimChunk) break;
-    from = Successor(doomed.back());
-  }
-  if (removed > 0) {
-    if (meta.length == 0) {
-      meta.first_id = kNoId;
-    } else if (kept) {
-      meta.first_id = *kept;
-    } else {
-      CAIRN_ASSIGN_OR_RETURN(meta.first_id, FirstFrom(entries, meta.first_id));
+  CAIRN_RETURN_IF_ERROR(entries.Walk(meta.first_id, false, [&](StreamId id, std::string_view) {
+    const std::uint64_t left = meta.length - removed;
+    const bool goes =
+        rule.by == StreamTrimRule::By::kMaxLength ? left > rule.max_length : id < rule.min_id;
+    if (!goes || (rule.limit != 0 && removed >= rule.limit)) {
+      kept = id;
+      return false;
     }
-  }
+    ++removed;
+    return true;
+  }));
+  if (removed == 0) return removed;
+  meta.length -= std::min(removed, meta.length);
+  if (!kept) meta.length = 0;  // The walk ran out: it dropped every entry.
+  meta.first_id = meta.length == 0 ? kNoId : *kept;
   return removed;
 }
 
@@ -176,7 +157,7 @@ Result<StreamAddResult> Add(Keyspace& ks, std::int64_t now_ms, std::string_view 
     return StreamAddResult{*refused, kNoId};
   }
   const StreamId id = std::get<StreamId>(next);
-  StreamEntries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta);
   CAIRN_RETURN_IF_ERROR(entries.Write(id, fields));
   if (meta.length == 0) meta.first_id = id;
   ++meta.length;
@@ -196,7 +177,7 @@ Result<std::vector<StreamEntry>> Range(Keyspace& ks, std::int64_t now_ms, std::s
                                        const StreamRangeRequest& request) {
   CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::vector<StreamEntry>();
-  StreamEntries entries(ks, key, state.meta->version);
+  StreamEntries entries(ks, key, *state.meta);
   return Collect(entries, *state.meta, request);
 }
 
@@ -205,7 +186,7 @@ Result<std::size_t> Delete(Keyspace& ks, std::int64_t now_ms, std::string_view k
   CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::size_t{0};
   StreamMeta meta = *state.meta;
-  StreamEntries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta);
   std::size_t removed = 0;
   bool first_gone = false;
   for (StreamId id : ids) {
@@ -232,7 +213,7 @@ Result<std::uint64_t> Trim(Keyspace& ks, std::int64_t now_ms, std::string_view k
   CAIRN_ASSIGN_OR_RETURN(StreamState state, LoadStream(ks.records, now_ms, key));
   if (!state.meta) return std::uint64_t{0};
   StreamMeta meta = *state.meta;
-  StreamEntries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta);
   CAIRN_ASSIGN_OR_RETURN(std::uint64_t removed, TrimEntries(entries, meta, rule));
   if (removed > 0) CAIRN_RETURN_IF_ERROR(WriteStreamMeta(ks.records, key, state, meta));
   return removed;
@@ -247,7 +228,7 @@ Result<std::optional<StreamSummary>> Describe(Keyspace& ks, std::int64_t now_ms,
                         meta.max_deleted_id, meta.entries_added, 0,
                         std::nullopt,        std::nullopt};
   CAIRN_ASSIGN_OR_RETURN(summary.groups, stream_group_ops::CountGroups(ks, key, meta.version));
-  StreamEntries entries(ks, key, meta.version);
+  StreamEntries entries(ks, key, meta);
   for (bool reverse : {false, true}) {
     StreamRangeRequest one;
     one.reverse = reverse;

@@ -36,7 +36,11 @@ class MemberFilter final : public rocksdb::CompactionFilter {
       cached_tag_ = member->tag;
     }
     // Keep unless the lookup proved the row unreachable.
-    return cached_->decided && cached_->live_version != member->version;
+    if (!cached_->decided) return false;
+    if (cached_->live_version != member->version) return true;
+    // A stream's entry that a trim left behind its first entry (stream_entries.h).
+    return member->tag == RowTag::kStreamEntry && member->member.size() == kStreamIdBytes &&
+           (cached_->stream_length == 0 || ReadStreamId(member->member.data()) < cached_->first_id);
   }
 
   const char* Name() const override { return "cairn.MemberFilter"; }
@@ -45,6 +49,9 @@ class MemberFilter final : public rocksdb::CompactionFilter {
   struct Verdict {
     bool decided = false;            // False: the metadata could not be read or decoded.
     std::uint64_t live_version = 0;  // 0: no live key (versions start at 1).
+    // A live stream's: its entries below first_id, or all when it has none, are dead.
+    std::uint64_t stream_length = 0;
+    StreamId first_id;
   };
 
   Verdict Lookup(std::string_view key, internal::ValueType owner, std::int64_t now) const {
@@ -64,7 +71,7 @@ class MemberFilter final : public rocksdb::CompactionFilter {
     if (owner == internal::ValueType::kStream) {
       std::optional<StreamMeta> stream = DecodeStreamMeta(Payload(stored));
       if (!stream) return {};
-      return {true, stream->version};
+      return {true, stream->version, stream->length, stream->first_id};
     }
     std::optional<CompositeMeta> meta = DecodeCompositeMeta(Payload(stored));
     if (!meta) return {};

@@ -2,7 +2,8 @@
 //
 // A member row belongs to (key, version). It is kept while the key's metadata row in `records`
 // is live, of the member's type, and carries that version; otherwise the key was deleted,
-// expired, overwritten by another type or recreated (a new version), and the row goes. Rows
+// expired, overwritten by another type or recreated (a new version), and the row goes. So do
+// a stream's entries that a trim left below its first entry (stream_entries.h). Rows
 // whose key or metadata does not decode are kept: corrupt data is for a person to look at.
 //
 // No grace period is needed: a member and its metadata are written in one atomic batch, so a
