@@ -13,24 +13,49 @@ std::string CommandSpec::FullName(const std::vector<std::string_view>& args) con
   return full;
 }
 
+namespace {
+
+// FNV-1a over the name's bytes, lower-cased.
+std::uint32_t NameHash(std::string_view name) {
+  std::uint32_t hash = 2166136261u;
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(AsciiLower(c));
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+}  // namespace
+
 void CommandTable::Register(const CommandSpec& spec) {
   assert(ToLower(spec.name) == spec.name);
-  assert(spec.name.size() <= kMaxNameBytes);
-  const bool added = by_name_.emplace(std::string(spec.name), specs_.size()).second;
-  longest_name_ = std::max(longest_name_, spec.name.size());
-  assert(added);
-  (void)added;
+  assert(Find(spec.name) == nullptr);
   specs_.push_back(spec);
+  if (specs_.size() * 4 > slots_.size()) {
+    slots_.assign(std::max<std::size_t>(256, slots_.size() * 2), 0);
+    for (std::size_t i = 0; i < specs_.size(); ++i) Index(i);
+  } else {
+    Index(specs_.size() - 1);
+  }
+}
+
+void CommandTable::Index(std::size_t spec) {
+  slots_[SlotOf(specs_[spec].name)] = static_cast<std::uint32_t>(spec + 1);
+}
+
+std::size_t CommandTable::SlotOf(std::string_view name) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = NameHash(name) & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == 0) return i;
+    const std::string_view candidate = specs_[slots_[i] - 1].name;
+    if (candidate.size() == name.size() && EqualsIgnoreCase(candidate, name)) return i;
+  }
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  // Command names are short: lower-cased on the stack (scripts look one up for every call),
-  // then hashed as usual.
-  char lower[kMaxNameBytes];
-  if (name.size() > longest_name_ || name.size() > kMaxNameBytes) return nullptr;
-  for (std::size_t i = 0; i < name.size(); ++i) lower[i] = AsciiLower(name[i]);
-  auto it = by_name_.find(std::string_view(lower, name.size()));
-  return it == by_name_.end() ? nullptr : &specs_[it->second];
+  if (slots_.empty()) return nullptr;
+  const std::uint32_t at = slots_[SlotOf(name)];
+  return at == 0 ? nullptr : &specs_[at - 1];
 }
 
 CommandSpec NativeCommand(std::string_view group, std::string_view name, int arity,

@@ -3,22 +3,18 @@
 // starts, then only read. Lookup is case-insensitive, as Redis's is. Thread-safe once built.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "commands/command.h"
-#include "util/string_hash.h"
 
 namespace cairn::server {
 
 class CommandTable {
  public:
-  // Longer than any command name (Redis's longest has 20 bytes).
-  static constexpr std::size_t kMaxNameBytes = 64;
-
-  // REQUIRES: spec.name is lower case, at most kMaxNameBytes long, and not yet registered.
+  // REQUIRES: spec.name is lower case and not yet registered.
   void Register(const CommandSpec& spec);
 
   // nullptr when no command has that name (in any letter case).
@@ -28,9 +24,16 @@ class CommandTable {
   const std::vector<CommandSpec>& all() const { return specs_; }
 
  private:
+  // The slot of `name` (letter case aside): its command's, or the empty one where it would go.
+  std::size_t SlotOf(std::string_view name) const;
+  void Index(std::size_t spec);
+
   std::vector<CommandSpec> specs_;
-  std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> by_name_;
-  std::size_t longest_name_ = 0;
+  // Open addressing, at most a quarter full: 1 + the index in specs_, 0 for an empty slot.
+  // A script looks a command up for every call: this takes one pass over the name to hash
+  // it, case folded, and one compare, where a map keyed by the lower-cased name took a copy,
+  // a hash and a compare.
+  std::vector<std::uint32_t> slots_;
 };
 
 // The table with every command family registered.

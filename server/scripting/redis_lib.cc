@@ -19,6 +19,8 @@ int Raise(lua_State* L, const char* msg) {
   return lua_error(L);
 }
 
+constexpr std::size_t kKeptReplyBytes = 64 * 1024;
+
 // redis.call (raise = true) and redis.pcall (raise = false).
 int CallCommand(lua_State* L, bool raise) {
   VmState* vm = StateOf(L);
@@ -29,10 +31,12 @@ int CallCommand(lua_State* L, bool raise) {
   };
   if (vm->host == nullptr) return luaL_error(L, "redis.call is only available while a script runs");
   if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
-  std::vector<std::string_view> args;
-  args.reserve(static_cast<std::size_t>(argc));
-  // Numbers as text; reserved for every argument at the first, so the views stay valid.
-  std::vector<std::string> formatted;
+  std::vector<std::string_view>& args = vm->call_args;
+  args.clear();
+  // Numbers as text; room for every argument, so the views stay valid.
+  std::vector<std::string>& formatted = vm->call_numbers;
+  formatted.clear();
+  formatted.reserve(static_cast<std::size_t>(argc));
   for (int i = 1; i <= argc; ++i) {
     const int type = lua_type(L, i);
     if (type == LUA_TSTRING) {
@@ -40,21 +44,24 @@ int CallCommand(lua_State* L, bool raise) {
       const char* s = lua_tolstring(L, i, &len);
       args.emplace_back(s, len);
     } else if (type == LUA_TNUMBER) {
-      if (formatted.empty()) formatted.reserve(static_cast<std::size_t>(argc));
       formatted.push_back(FormatArgNumber(lua_tonumber(L, i)));
       args.emplace_back(formatted.back());
     } else {
       return fail("ERR Lua redis lib command arguments must be strings or integers");
     }
   }
-  std::string reply;
+  std::string& reply = vm->call_reply;
+  reply.clear();
   if (!vm->host->Call(args, vm->resp, &reply)) {
     vm->abort = true;
     PushAbortMarker(L);
     return lua_error(L);  // Even from pcall: the whole script runs again.
   }
   PushReply(L, reply);
-  if (raise && !reply.empty() && reply[0] == '-') return lua_error(L);
+  const bool failed = !reply.empty() && reply[0] == '-';
+  // A large reply's buffer is not kept for the small ones that follow.
+  if (reply.capacity() > kKeptReplyBytes) std::string().swap(reply);
+  if (raise && failed) return lua_error(L);
   return 1;
 }
 

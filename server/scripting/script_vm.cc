@@ -16,7 +16,7 @@ constexpr int kHookEvery = 100000;
 void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   auto* vm = static_cast<VmState*>(ud);
   if (nsize == 0) {
-    std::free(ptr);
+    vm->heap.Free(ptr, osize);
     vm->used -= osize;
     return nullptr;
   }
@@ -26,8 +26,7 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
     vm->over_limit = true;
     return nullptr;
   }
-  // Most requests are new blocks: malloc takes them by its short path.
-  void* out = ptr == nullptr ? std::malloc(nsize) : std::realloc(ptr, nsize);
+  void* out = ptr == nullptr ? vm->heap.Allocate(nsize) : vm->heap.Resize(ptr, osize, nsize);
   if (out == nullptr) return nullptr;
   vm->used = vm->used - osize + nsize;
   return out;

@@ -8,14 +8,18 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "scripting/lua.h"
+#include "scripting/lua_heap.h"
 #include "scripting/script_host.h"
 
 namespace cairn::server::scripting {
 
 struct VmState {
-  // The allocator's books: Lua asks for more memory only through it.
+  // The allocator's books and memory: Lua asks for more only through it.
+  LuaHeap heap;
   std::size_t used = 0;
   std::size_t limit = 0;  // 0: no limit (outside the script's own code).
   bool over_limit = false;
@@ -38,6 +42,12 @@ struct VmState {
   int keys_name_ref = 0;  // The strings "KEYS" and "ARGV".
   int argv_name_ref = 0;
   int handler_ref = 0;  // The error handler of every run.
+
+  // redis.call's buffers, kept from call to call so that a call allocates none of them (a
+  // BullMQ job makes a few dozen calls). No call runs inside another.
+  std::vector<std::string_view> call_args;
+  std::vector<std::string> call_numbers;  // Number arguments as text; call_args views them.
+  std::string call_reply;
 };
 
 inline VmState* StateOf(lua_State* L) {
