@@ -75,6 +75,13 @@ struct Inner : Node {
   Node* child[kSlots + 1];
 };
 
+// An internal key's last 8 bytes, little-endian: sequence << 8 | type.
+std::uint64_t Trailer(const char* p) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(p[i]);
+  return value;
+}
+
 // A key looked for: an internal key, and its user key.
 struct Target {
   explicit Target(const rocksdb::Slice& key)
@@ -82,6 +89,21 @@ struct Target {
   rocksdb::Slice internal_key;
   std::string_view user_key;
 };
+
+// The order of an entry and a target that agree on their user keys' first `equal` bytes (as far
+// as both reach): bytewise over the rest of the user keys, then the newer (greater sequence and
+// type) first. That is the memtable's order, RocksDB's internal key order over bytewise user
+// keys, which the partial keys assume too, without its comparator's calls and decoding.
+int CompareTied(const char* entry, const Target& t, std::uint32_t equal) {
+  const rocksdb::Slice key = InternalKeyOf(entry);
+  const std::string_view user_key(key.data(), key.size() - 8);
+  const std::size_t from = std::min<std::size_t>({equal, user_key.size(), t.user_key.size()});
+  const int c = user_key.substr(from).compare(t.user_key.substr(from));
+  if (c != 0) return c;
+  const std::uint64_t mine = Trailer(key.data() + key.size() - 8);
+  const std::uint64_t theirs = Trailer(t.internal_key.data() + t.internal_key.size() - 8);
+  return mine > theirs ? -1 : (mine < theirs ? 1 : 0);
+}
 
 // Recomputes a node's shared prefix and partial keys from its keys (after it was built from
 // part of another, or took a key that shares less).
@@ -263,9 +285,9 @@ class BTreeRep final : public rocksdb::MemTableRep {
     const std::uint64_t* end = node.partial + node.count;
     int low = static_cast<int>(std::lower_bound(begin, end, partial) - begin);
     int high = static_cast<int>(std::upper_bound(begin + low, end, partial) - begin);
-    while (low < high) {  // Keys whose partial key ties with the target's: compare in full.
+    while (low < high) {  // Keys whose partial key ties with the target's: compare the rest.
       const int mid = (low + high) / 2;
-      const int c = compare_(node.key[mid], t.internal_key);
+      const int c = CompareTied(node.key[mid], t, node.lcp + 8);
       if (c < 0 || (upper && c == 0)) {
         low = mid + 1;
       } else {
