@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/big_endian.h"
 #include "storage/memtable_entry.h"
 
 namespace cairn::internal {
@@ -28,10 +29,7 @@ constexpr int kMaxDepth = 16;
 // The 8 bytes of `user_key` from `at` on, as a big-endian number (zeros past its end).
 std::uint64_t PartialKey(std::string_view user_key, std::uint32_t at) {
   std::uint64_t value = 0;
-  if (at + 8 <= user_key.size()) {
-    std::memcpy(&value, user_key.data() + at, 8);
-    return std::endian::native == std::endian::little ? __builtin_bswap64(value) : value;
-  }
+  if (at + 8 <= user_key.size()) return ReadBigEndian64(user_key.data() + at);
   for (std::uint32_t i = at; i < at + 8; ++i) {
     value = (value << 8) | (i < user_key.size() ? static_cast<unsigned char>(user_key[i]) : 0u);
   }
