@@ -137,10 +137,10 @@ class Transaction final : public Records {
   void Rollback();
 
   // Save points, nested: SetSavePoint marks the current state; RollbackToSavePoint undoes
-  // every write made since the newest mark (the locks taken since stay held until the
-  // transaction ends), then drops the mark, and the transaction carries on; PopSavePoint drops the
-  // newest mark and keeps the writes. Lets a caller running many operations in one transaction take
-  // back one that failed halfway. Both fail with kNotFound when no mark is set.
+  // every write made since the newest mark (and releases the row locks taken since), then drops
+  // the mark, and the transaction carries on; PopSavePoint drops the newest mark and keeps the
+  // writes. Lets a caller running many operations in one transaction take back one that failed
+  // halfway. Both fail with kNotFound when no mark is set.
   void SetSavePoint();
   Status RollbackToSavePoint();
   Status PopSavePoint();
