@@ -284,9 +284,12 @@ Status StoreCore::CheckOpen() const {
   return Status::Ok();
 }
 
-std::unique_ptr<rocksdb::Transaction> StoreCore::RowLocks(ColumnFamily family) const {
-  if (IsKeyspace(family) && keyspace_gate_.serialized()) return nullptr;
-  return std::unique_ptr<rocksdb::Transaction>(db_->BeginTransaction(write_options_, txn_options_));
+RowTransaction StoreCore::BeginRows(ColumnFamily family) const {
+  std::unique_ptr<rocksdb::Transaction> locks;
+  if (!IsKeyspace(family) || !keyspace_gate_.serialized()) {
+    locks.reset(db_->BeginTransaction(write_options_, txn_options_));
+  }
+  return RowTransaction(db_.get(), write_options_, std::move(locks));
 }
 
 Status StoreCore::Sync() {

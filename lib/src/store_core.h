@@ -20,6 +20,7 @@
 #include "storage/member_filter.h"
 #include "storage/monotonic_counter.h"
 #include "storage/row_cache.h"
+#include "storage/row_transaction.h"
 #include "storage/ttl_filter.h"
 #include "storage/wal_syncer.h"
 #include "util/status_macros.h"
@@ -69,10 +70,11 @@ class StoreCore {
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
   const rocksdb::ReadOptions& read_options() const { return read_options_; }
 
-  // The RocksDB transaction in which a RowTransaction over `family` takes its row locks, or
-  // nullptr when it needs none: the keyspace of a store with Options::serialize_keyspace,
-  // whose gate the caller holds (EnterKeyspace) and keeps every other thread out.
-  std::unique_ptr<rocksdb::Transaction> RowLocks(ColumnFamily family) const;
+  // A new transaction over `family` (and any other column family it also writes), with the
+  // store's durability. It takes row locks unless it needs none: the keyspace of a store with
+  // Options::serialize_keyspace, whose gate the caller holds (EnterKeyspace) and keeps every
+  // other thread out.
+  RowTransaction BeginRows(ColumnFamily family) const;
   // The caller's turn at the keyspace (Options::serialize_keyspace), once the store is known
   // to be open. Every use of the records and members column families enters it first.
   Result<KeyspaceHold> EnterKeyspace() {

@@ -1,4 +1,5 @@
-// TransactionCore: the RocksDB transaction behind a cairn::Transaction. Private.
+// TransactionCore: the RowTransaction behind a cairn::Transaction, and the helpers that run
+// the library's other transactions. Private.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,15 @@ namespace cairn::internal {
 // locks when it wrote nothing).
 Status CommitOrRelease(StoreCore& core, RowTransaction& txn);
 
+// The rows of `family` in txn, with the family's row cache. Member rows are guarded by their
+// value's metadata row (RowLocking::kGuardedByMetadata); every other row locks itself.
+inline TransactionRows TransactionRowsOf(StoreCore& core, RowTransaction& txn,
+                                         ColumnFamily family) {
+  return TransactionRows(
+      &txn, core.db(), core.cf(family), core.read_options(), core.row_cache(family),
+      family == ColumnFamily::kMembers ? RowLocking::kGuardedByMetadata : RowLocking::kEachRow);
+}
+
 // Runs fn(Rows&, now_ms) over column family `family` as one transaction of its own: reads lock
 // their keys, so a read-modify-write is atomic; the commit is skipped when nothing was written.
 // fn returns a Result (or Status); on failure the transaction is rolled back.
@@ -26,9 +36,8 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
   } else {
     CAIRN_RETURN_IF_ERROR(core.CheckOpen());
   }
-  RowTransaction txn(core.db(), core.write_options(), core.RowLocks(family));
-  TransactionRows rows(&txn, core.db(), core.cf(family), core.read_options(),
-                       core.row_cache(family));
+  RowTransaction txn = core.BeginRows(family);
+  TransactionRows rows = TransactionRowsOf(core, txn, family);
   auto result = fn(rows, core.clock().NowMs());
   if (!result.ok()) return result;  // txn rolls back as it goes.
   CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, txn));
@@ -41,11 +50,9 @@ template <typename Fn>
 auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
   CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, core.EnterKeyspace());
-  RowTransaction txn(core.db(), core.write_options(), core.RowLocks(ColumnFamily::kRecords));
-  TransactionRows records(&txn, core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
-                          core.row_cache(ColumnFamily::kRecords));
-  TransactionRows members(&txn, core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
-                          core.row_cache(ColumnFamily::kMembers), RowLocking::kGuardedByMetadata);
+  RowTransaction txn = core.BeginRows(ColumnFamily::kRecords);
+  TransactionRows records = TransactionRowsOf(core, txn, ColumnFamily::kRecords);
+  TransactionRows members = TransactionRowsOf(core, txn, ColumnFamily::kMembers);
   Keyspace ks{records, members, core.version_counter()};
   auto result = fn(ks, core.clock().NowMs());
   if (!result.ok()) return result;  // txn rolls back as it goes.
@@ -59,11 +66,9 @@ class TransactionCore {
   TransactionCore(StoreCore* store, KeyspaceHold hold)
       : store_(store),
         hold_(std::move(hold)),
-        txn_(store->db(), store->write_options(), store->RowLocks(ColumnFamily::kRecords)),
-        keyspace_rows_(&txn_, store->db(), store->cf(ColumnFamily::kRecords), store->read_options(),
-                       store->row_cache(ColumnFamily::kRecords)),
-        member_rows_(&txn_, store->db(), store->cf(ColumnFamily::kMembers), store->read_options(),
-                     store->row_cache(ColumnFamily::kMembers), RowLocking::kGuardedByMetadata),
+        txn_(store->BeginRows(ColumnFamily::kRecords)),
+        keyspace_rows_(TransactionRowsOf(*store, txn_, ColumnFamily::kRecords)),
+        member_rows_(TransactionRowsOf(*store, txn_, ColumnFamily::kMembers)),
         keyspace_{keyspace_rows_, member_rows_, store->version_counter()} {}
 
   // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.

@@ -18,34 +18,26 @@
 namespace cairn::server {
 namespace {
 
-Result<std::int64_t> CountKeys(Records& data) {
-  std::int64_t n = 0;
-  Status s = ScanKeyspace(data, "", std::nullopt, [&](const ScanEntry&) {
-    ++n;
-    return true;
-  });
-  if (!s.ok()) return s;
-  return n;
-}
-
-// The keyspace line of INFO: the keys, those with an expiry, and their mean time to live in
-// ms, counted by a scan (Redis keeps these counts; the store does not).
-Result<std::string> KeyspaceLine(Records& data, std::int64_t now) {
+// What DBSIZE and INFO's keyspace section report, counted by a scan (Redis keeps these
+// counts; the store does not): the keys, those with an expiry, and their time to live in ms.
+struct KeyspaceCounts {
   std::int64_t keys = 0;
   std::int64_t expires = 0;
-  std::int64_t ttl_sum = 0;
+  std::int64_t ttl_sum_ms = 0;
+};
+
+Result<KeyspaceCounts> CountKeys(Records& data, std::int64_t now) {
+  KeyspaceCounts counts;
   Status s = ScanKeyspace(data, "", std::nullopt, [&](const ScanEntry& e) {
-    ++keys;
+    ++counts.keys;
     if (e.expires_at_ms != 0) {
-      ++expires;
-      ttl_sum += std::max<std::int64_t>(e.expires_at_ms - now, 0);
+      ++counts.expires;
+      counts.ttl_sum_ms += std::max<std::int64_t>(e.expires_at_ms - now, 0);
     }
     return true;
   });
   if (!s.ok()) return s;
-  if (keys == 0) return std::string();
-  return "keys=" + std::to_string(keys) + ",expires=" + std::to_string(expires) +
-         ",avg_ttl=" + std::to_string(expires == 0 ? 0 : ttl_sum / expires);
+  return counts;
 }
 
 std::string InfoSection(ServerState& server, std::string_view name, Records& data) {
@@ -104,8 +96,12 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
   } else if (name == "keyspace") {
     out += "# Keyspace\r\n";
-    Result<std::string> db0 = KeyspaceLine(data, now);
-    if (db0.ok() && !db0->empty()) line("db0", *db0);
+    Result<KeyspaceCounts> counts = CountKeys(data, now);
+    if (counts.ok() && counts->keys > 0) {
+      const std::int64_t avg_ttl = counts->expires == 0 ? 0 : counts->ttl_sum_ms / counts->expires;
+      line("db0", "keys=" + std::to_string(counts->keys) + ",expires=" +
+                      std::to_string(counts->expires) + ",avg_ttl=" + std::to_string(avg_ttl));
+    }
   }
   return out;
 }
@@ -193,9 +189,9 @@ void Config(CommandContext& ctx) {
 }
 
 void DbSize(CommandContext& ctx) {
-  Result<std::int64_t> n = CountKeys(ctx.data);
-  if (!n.ok()) return ReplyStatus(ctx.reply, n.status());
-  ctx.reply.Integer(*n);
+  Result<KeyspaceCounts> counts = CountKeys(ctx.data, ctx.server.clock().NowMs());
+  if (!counts.ok()) return ReplyStatus(ctx.reply, counts.status());
+  ctx.reply.Integer(counts->keys);
 }
 
 // FLUSHDB and FLUSHALL [ASYNC | SYNC]: deletes every key, in transactions of 1,000 keys (not

@@ -169,13 +169,11 @@ class LeaseManager::Impl {
     // One transaction over two column families: the lease row is locked while the record is
     // written, so no newer fencing number can be issued in between.
     CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_.EnterKeyspace());
-    internal::RowTransaction txn(core_.db(), core_.write_options(),
-                                 core_.RowLocks(ColumnFamily::kLeases));
-    internal::TransactionRows leases(&txn, core_.db(), core_.cf(ColumnFamily::kLeases),
-                                     core_.read_options(), core_.row_cache(ColumnFamily::kLeases));
-    internal::TransactionRows records(&txn, core_.db(), core_.cf(ColumnFamily::kRecords),
-                                      core_.read_options(),
-                                      core_.row_cache(ColumnFamily::kRecords));
+    internal::RowTransaction txn = core_.BeginRows(ColumnFamily::kLeases);
+    internal::TransactionRows leases =
+        internal::TransactionRowsOf(core_, txn, ColumnFamily::kLeases);
+    internal::TransactionRows records =
+        internal::TransactionRowsOf(core_, txn, ColumnFamily::kRecords);
     const std::int64_t now = core_.clock().NowMs();
     auto written = [&]() -> Result<SetResult> {
       CAIRN_ASSIGN_OR_RETURN(LeaseRow row, internal::LoadLeaseRow(leases, now, resource));

@@ -84,13 +84,17 @@ class BoundedIterator final : public rocksdb::Iterator {
   std::unique_ptr<rocksdb::Iterator> inner_;  // Declared last: destroyed before the options.
 };
 
-// The committed row of `key`: from the cache, or from the database (and then remembered).
-inline rocksdb::Status ReadThroughCache(RowCache& cache, rocksdb::DB& db,
+// The committed row of `key`: from the cache, or from the database (and then remembered);
+// straight from the database without a cache (nullptr) or for a key it does not keep.
+inline rocksdb::Status ReadThroughCache(RowCache* cache, rocksdb::DB& db,
                                         const rocksdb::ReadOptions& read_options,
                                         rocksdb::ColumnFamilyHandle* cf, const rocksdb::Slice& key,
                                         std::string* value) {
+  if (cache == nullptr || !cache->Caches(key.ToStringView())) {
+    return db.Get(read_options, cf, key, value);
+  }
   RowCache::Miss miss;
-  switch (cache.Lookup(key.ToStringView(), value, &miss)) {
+  switch (cache->Lookup(key.ToStringView(), value, &miss)) {
     case RowCache::Found::kRow:
       return rocksdb::Status::OK();
     case RowCache::Found::kAbsent:
@@ -99,8 +103,8 @@ inline rocksdb::Status ReadThroughCache(RowCache& cache, rocksdb::DB& db,
       break;
   }
   rocksdb::Status s = db.Get(read_options, cf, key, value);
-  if (s.ok()) cache.Fill(miss, key.ToStringView(), *value);
-  if (s.IsNotFound()) cache.Fill(miss, key.ToStringView(), std::nullopt);
+  if (s.ok()) cache->Fill(miss, key.ToStringView(), *value);
+  if (s.IsNotFound()) cache->Fill(miss, key.ToStringView(), std::nullopt);
   return s;
 }
 
@@ -148,21 +152,9 @@ class TransactionRows final : public Rows {
     return ReadCommitted(key, value, /*locked=*/false);
   }
   rocksdb::Status Write(const rocksdb::Slice& key, const rocksdb::Slice& value) override {
-    if (lock_writes_) {
-      rocksdb::Status s = txn_->Lock(cf_, key, /*exclusive=*/true);
-      if (!s.ok()) return s;
-    }
-    NoteWrite(key, txn_->buffer().Put(cf_, key.ToStringView(), value.ToStringView()));
-    return rocksdb::Status::OK();
+    return Buffer(key, &value);
   }
-  rocksdb::Status Remove(const rocksdb::Slice& key) override {
-    if (lock_writes_) {
-      rocksdb::Status s = txn_->Lock(cf_, key, /*exclusive=*/true);
-      if (!s.ok()) return s;
-    }
-    NoteWrite(key, txn_->buffer().Delete(cf_, key.ToStringView()));
-    return rocksdb::Status::OK();
-  }
+  rocksdb::Status Remove(const rocksdb::Slice& key) override { return Buffer(key, nullptr); }
   using Rows::NewIterator;
   std::unique_ptr<rocksdb::Iterator> NewIterator(std::string upper_bound) override {
     const WriteBuffer::Writes& writes = txn_->buffer().WritesOf(cf_);
@@ -212,9 +204,7 @@ class TransactionRows final : public Rows {
       *value = remembered_value_;
       return rocksdb::Status::OK();
     }
-    rocksdb::Status s = Cached(key)
-                            ? ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value)
-                            : db_->Get(read_options_, cf_, key, value);
+    rocksdb::Status s = ReadThroughCache(cache_, *db_, read_options_, cf_, key, value);
     if (locked && (s.ok() || s.IsNotFound())) {
       remembered_ = true;
       remembered_key_.assign(key.data(), key.size());
@@ -224,19 +214,25 @@ class TransactionRows final : public Rows {
     return s;
   }
 
-  bool Cached(const rocksdb::Slice& key) const {
-    return cache_ != nullptr && cache_->Caches(key.ToStringView());
-  }
-
-  // One cache bracket a key, from its first write until the transaction ends: while it is
-  // open the key's slot takes no fills, and lookups do not return its cached row. A
+  // A put of `value`, or a delete (nullptr), into the transaction's buffer, after the key's
+  // lock. The first write of a key opens its cache bracket until the transaction ends: while
+  // it is open the key's slot takes no fills, and lookups do not return its cached row. A
   // transaction that takes no locks needs none: it holds the keyspace's gate, so no other
   // thread reads or fills the cache until it ends, its own reads of the key find its write
   // first, and its commit publishes the new row (RowTransaction::Commit).
-  void NoteWrite(const rocksdb::Slice& key, bool first_write) {
-    if (first_write && txn_->takes_locks() && Cached(key)) {
-      open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));
+  rocksdb::Status Buffer(const rocksdb::Slice& key, const rocksdb::Slice* value) {
+    if (lock_writes_) {
+      rocksdb::Status s = txn_->Lock(cf_, key, /*exclusive=*/true);
+      if (!s.ok()) return s;
     }
+    WriteBuffer& buffer = txn_->buffer();
+    const bool first_write = value != nullptr
+                                 ? buffer.Put(cf_, key.ToStringView(), value->ToStringView())
+                                 : buffer.Delete(cf_, key.ToStringView());
+    if (first_write && txn_->takes_locks() && cache_ != nullptr) {
+      open_writes_.push_back(cache_->BeginWrite(key.ToStringView()));  // Keys it keeps only.
+    }
+    return rocksdb::Status::OK();
   }
 
   RowTransaction* txn_;
@@ -269,8 +265,7 @@ class DbRows final : public Rows {
         cache_(cache) {}
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
-    if (cache_ == nullptr) return db_->Get(read_options_, cf_, key, value);
-    return ReadThroughCache(*cache_, *db_, read_options_, cf_, key, value);
+    return ReadThroughCache(cache_, *db_, read_options_, cf_, key, value);
   }
   rocksdb::Status ReadShared(const rocksdb::Slice& key, std::string* value) override {
     return Read(key, value);

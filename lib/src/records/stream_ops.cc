@@ -29,10 +29,9 @@ constexpr StreamId kNoId{};
 Result<std::vector<StreamEntry>> Collect(StreamEntries& entries, const StreamMeta& meta,
                                          const StreamRangeRequest& request) {
   std::vector<StreamEntry> out;
-  if (meta.length == 0 || request.first > request.last) return out;
-  // Forward walks start at the first live entry, not among the deleted rows before it.
-  const StreamId from = request.reverse ? std::min(request.last, meta.last_id)
-                                        : std::max(request.first, meta.first_id);
+  if (request.first > request.last) return out;
+  // (The walk itself starts no lower than the first live entry.)
+  const StreamId from = request.reverse ? std::min(request.last, meta.last_id) : request.first;
   Status decoded = Status::Ok();
   CAIRN_RETURN_IF_ERROR(entries.Walk(from, request.reverse, [&](StreamId id, std::string_view v) {
     if (request.reverse ? id < request.first : id > request.last) return false;

@@ -18,6 +18,7 @@ namespace {
 
 using memtable_entry::InternalKeyOf;
 using memtable_entry::MemtableKeyOf;
+using memtable_entry::TrailerOf;
 using memtable_entry::UserKeyOf;
 
 // Keys a node holds: 32 make a leaf of ~9 cache lines, whose partial keys a binary search
@@ -73,13 +74,6 @@ struct Inner : Node {
   Node* child[kSlots + 1];
 };
 
-// An internal key's last 8 bytes, little-endian: sequence << 8 | type.
-std::uint64_t Trailer(const char* p) {
-  std::uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(p[i]);
-  return value;
-}
-
 // A key looked for: an internal key, and its user key.
 struct Target {
   explicit Target(const rocksdb::Slice& key)
@@ -98,8 +92,8 @@ int CompareTied(const char* entry, const Target& t, std::uint32_t equal) {
   const std::size_t from = std::min<std::size_t>({equal, user_key.size(), t.user_key.size()});
   const int c = user_key.substr(from).compare(t.user_key.substr(from));
   if (c != 0) return c;
-  const std::uint64_t mine = Trailer(key.data() + key.size() - 8);
-  const std::uint64_t theirs = Trailer(t.internal_key.data() + t.internal_key.size() - 8);
+  const std::uint64_t mine = TrailerOf(key.data(), key.size());
+  const std::uint64_t theirs = TrailerOf(t.internal_key.data(), t.internal_key.size());
   return mine > theirs ? -1 : (mine < theirs ? 1 : 0);
 }
 

@@ -29,10 +29,15 @@ struct EntryKey {
   std::uint64_t sequence;
 };
 
-inline EntryKey DecodeInternalKey(const char* data, std::size_t size) {
+// An internal key's last 8 bytes, little-endian: sequence << 8 | type.
+inline std::uint64_t TrailerOf(const char* data, std::size_t size) {
   std::uint64_t tag = 0;
   for (int i = 7; i >= 0; --i) tag = (tag << 8) | static_cast<unsigned char>(data[size - 8 + i]);
-  return {std::string_view(data, size - 8), tag >> 8};
+  return tag;
+}
+
+inline EntryKey DecodeInternalKey(const char* data, std::size_t size) {
+  return {std::string_view(data, size - 8), TrailerOf(data, size) >> 8};
 }
 
 // The internal key of an entry or of a memtable key.
