@@ -33,6 +33,11 @@ Status ValidateOptions(const Options& options) {
   if (options.block_cache_bytes == 0) {
     return Status::InvalidArgument("Options::block_cache_bytes must be greater than 0");
   }
+  if (options.max_open_files != -1 && options.max_open_files < 20) {
+    return Status::InvalidArgument("Options::max_open_files is " +
+                                   std::to_string(options.max_open_files) +
+                                   "; it must be -1 (no bound) or at least 20");
+  }
   if (options.lock_timeout_ms < 1 || options.lock_timeout_ms > kMaxLockTimeoutMs) {
     return Status::InvalidArgument("Options::lock_timeout_ms is " +
                                    std::to_string(options.lock_timeout_ms) +
@@ -201,6 +206,7 @@ Status StoreCore::OpenDb() {
   db_options.create_if_missing = !exists;
   db_options.create_missing_column_families = !exists;
   db_options.max_background_jobs = 2;
+  db_options.max_open_files = options_.max_open_files;
   db_options.keep_log_file_num = 4;
   // A column family that is rarely written would otherwise keep old WAL files alive.
   db_options.max_total_wal_size = 128ull << 20;

@@ -277,6 +277,8 @@ Status Transaction::RollbackToSavePoint() { return core_->RollbackToSavePoint();
 
 Status Transaction::PopSavePoint() { return core_->PopSavePoint(); }
 
+std::size_t Transaction::BufferedBytes() const { return core_->BufferedBytes(); }
+
 Result<StreamAddResult> Transaction::StreamAdd(std::string_view key,
                                                std::span<const HashField> fields,
                                                const StreamAddOptions& options) {

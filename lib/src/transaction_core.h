@@ -90,6 +90,7 @@ class TransactionCore {
   void SetSavePoint();
   Status RollbackToSavePoint();
   Status PopSavePoint();
+  std::size_t BufferedBytes() { return txn_.buffer().heap_bytes(); }
 
   StoreCore& store() { return *store_; }
 

@@ -92,6 +92,11 @@ TEST(OptionsTest, OpenValidatesOptions) {
   ExpectInvalid(Store::Open(options).status(), "lock_timeout_ms");
   options.lock_timeout_ms = 60'001;
   ExpectInvalid(Store::Open(options).status(), "lock_timeout_ms");
+  options = TestOptions(dir.path());
+  options.max_open_files = 19;
+  ExpectInvalid(Store::Open(options).status(), "max_open_files");
+  options.max_open_files = 20;  // RocksDB's least; a store opens with it.
+  EXPECT_TRUE(Store::Open(options).ok());
 }
 
 }  // namespace

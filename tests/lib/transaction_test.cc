@@ -142,6 +142,24 @@ TEST_F(TransactionTest, SavePointTakesBackTheWritesSinceIt) {
   EXPECT_TRUE(store_->Set("undone", "other").ok());
 }
 
+// What a transaction holds for its writes and their save points is counted, so that a caller
+// can bound a transaction it does not trust to stay small (a script).
+TEST_F(TransactionTest, BufferedBytesCountWritesAndTheCopiesSavePointsKeep) {
+  Open();
+  auto txn = Begin();
+  EXPECT_LT(txn->BufferedBytes(), 4096u) << "nothing written yet";
+  const std::string mib(1 << 20, 'v');
+  ASSERT_TRUE(txn->Set("k", mib).ok());
+  EXPECT_GE(txn->BufferedBytes(), mib.size());
+  EXPECT_LT(txn->BufferedBytes(), 4 * mib.size());
+  // Under a save point each rewrite keeps the value it replaces, to undo to.
+  txn->SetSavePoint();
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(txn->Set("k", mib).ok());
+  EXPECT_GE(txn->BufferedBytes(), 8 * mib.size());
+  ASSERT_TRUE(txn->Commit().ok());
+  EXPECT_EQ(*store_->Get("k"), mib);
+}
+
 // A hash's field rows are written into the transaction's batch without a lock of their own
 // (the hash's metadata row guards them): a write of nothing but such rows still commits, and
 // a rollback to a save point still takes them back.

@@ -52,6 +52,13 @@ struct Options {
   // Default: 1000 ms. Must be in [1, 60000].
   std::int64_t lock_timeout_ms = 1000;
 
+  // The most table files the store keeps open at once (RocksDB's max_open_files); a table
+  // file not open is opened again when it is read. -1 (default): every table file stays open,
+  // which is fastest but lets the store's file descriptors grow with its size. A program that
+  // shares out its descriptors (cairn-server: clients get the rest) sets a bound. Must be -1
+  // or at least 20.
+  int max_open_files = -1;
+
   // Source of time for expiry and the compaction filters. Default (null): DefaultClock().
   std::shared_ptr<Clock> clock;
   // How threads share the keyspace (records, hashes, lists, sets, sorted sets, streams and

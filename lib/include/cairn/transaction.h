@@ -145,6 +145,11 @@ class Transaction final : public Records {
   Status RollbackToSavePoint();
   Status PopSavePoint();
 
+  // Bytes of memory the transaction holds for its uncommitted writes and the save points that
+  // can undo them (beyond a small inline block; freed when it ends). A transaction that a
+  // caller does not trust to stay small — a script — can be bounded by watching it.
+  std::size_t BufferedBytes() const;
+
   // For the library's own engines.
   internal::TransactionCore& core() { return *core_; }
 

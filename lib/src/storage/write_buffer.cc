@@ -8,6 +8,12 @@ namespace {
 // A batch entry's bytes beside its key and value: its type, column family and two lengths.
 constexpr std::size_t kBatchEntryBytes = 1 + 5 + 5 + 5;
 
+// The heap bytes a value string holds (none while it fits in the string itself).
+std::size_t HeapBytes(const std::pmr::string& s) {
+  static const std::size_t kInline = std::pmr::string().capacity();
+  return s.capacity() > kInline ? s.capacity() : 0;
+}
+
 }  // namespace
 
 WriteBuffer::WriteBuffer() = default;
@@ -31,8 +37,11 @@ WriteBuffer::Writes::iterator WriteBuffer::Entry(rocksdb::ColumnFamilyHandle* cf
   *created = it == writes.end() || std::string_view(it->first) != key;
   if (*created) it = writes.emplace_hint(it, std::pmr::string(key, &arena_), Write{});
   if (!save_points_.empty()) {
-    // The old row moves into the log: the caller overwrites it next.
+    // The old row moves into the log (its bytes with it): the caller overwrites it next.
+    const std::size_t moved = HeapBytes(it->second.value);
     undo_.push_back(Undo{it, it->second.state, std::move(it->second.value)});
+    value_bytes_ =
+        value_bytes_ - moved + HeapBytes(undo_.back().value) + HeapBytes(it->second.value);
   }
   return it;
 }
@@ -42,7 +51,9 @@ bool WriteBuffer::Put(rocksdb::ColumnFamilyHandle* cf, std::string_view key,
   bool created = false;
   Write& write = Entry(cf, key, &created)->second;
   write.state = State::kPut;
+  const std::size_t before = HeapBytes(write.value);
   write.value.assign(value);
+  value_bytes_ = value_bytes_ - before + HeapBytes(write.value);
   if (created) batch_bytes_ += kBatchEntryBytes + key.size() + value.size();
   return created;
 }
@@ -76,6 +87,8 @@ rocksdb::Status WriteBuffer::RollbackToSavePoint() {
   while (undo_.size() > mark) {
     Undo& undo = undo_.back();
     undo.entry->second.state = undo.state;
+    // The entry's value is freed; the logged one, counted already, takes its place.
+    value_bytes_ -= HeapBytes(undo.entry->second.value);
     undo.entry->second.value = std::move(undo.value);
     undo_.pop_back();
   }
@@ -86,7 +99,10 @@ rocksdb::Status WriteBuffer::PopSavePoint() {
   if (save_points_.empty()) return rocksdb::Status::NotFound("no save point is set");
   save_points_.pop_back();
   // With no save point left nothing can be rolled back to: the log can go.
-  if (save_points_.empty()) undo_.clear();
+  if (save_points_.empty()) {
+    for (const Undo& undo : undo_) value_bytes_ -= HeapBytes(undo.value);
+    undo_.clear();
+  }
   return rocksdb::Status::OK();
 }
 
@@ -109,6 +125,7 @@ void WriteBuffer::Clear() {
   std::pmr::vector<Undo>(&arena_).swap(undo_);
   save_points_.clear();
   batch_bytes_ = 0;
+  value_bytes_ = 0;
   arena_.release();
 }
 

@@ -85,6 +85,11 @@ class WriteBuffer {
   // Forgets every write and save point, and frees the arena.
   void Clear();
 
+  // Bytes of memory the buffer took from the heap for its writes and their undo log (beyond
+  // its inline first block): what a caller bounds to keep a long transaction — a script that
+  // rewrites a large value under a save point — from holding memory without limit.
+  std::size_t heap_bytes() const { return counting_.bytes() + value_bytes_; }
+
  private:
   struct Family {
     rocksdb::ColumnFamilyHandle* cf;
@@ -102,15 +107,39 @@ class WriteBuffer {
   // for the newest save point if one is set.
   Writes::iterator Entry(rocksdb::ColumnFamilyHandle* cf, std::string_view key, bool* created);
 
+  // The heap, counting what the arena holds of it.
+  class CountingResource final : public std::pmr::memory_resource {
+   public:
+    std::size_t bytes() const { return bytes_; }
+
+   private:
+    void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+      void* p = std::pmr::new_delete_resource()->allocate(bytes, alignment);
+      bytes_ += bytes;
+      return p;
+    }
+    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+      std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+      bytes_ -= bytes;
+    }
+    bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+      return this == &other;
+    }
+    std::size_t bytes_ = 0;
+  };
+
+  CountingResource counting_;
   // A small transaction's writes fit here without a call to the allocator.
   alignas(std::max_align_t) std::byte initial_[2048];
-  std::pmr::monotonic_buffer_resource arena_{initial_, sizeof initial_};
+  std::pmr::monotonic_buffer_resource arena_{initial_, sizeof initial_, &counting_};
   // Few: one per column family the transaction wrote or iterated. A list keeps each map where
   // it is, for the iterators that hold it.
   std::pmr::list<Family> families_{&arena_};
   std::pmr::vector<Undo> undo_{&arena_};
   std::vector<std::size_t> save_points_;  // undo_'s size at each, oldest first.
   std::size_t batch_bytes_ = 0;
+  // Heap bytes of the values in writes_ and undo_ (they are allocated apart from the arena).
+  std::size_t value_bytes_ = 0;
 };
 
 }  // namespace cairn::internal
