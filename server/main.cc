@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +21,8 @@
 #include "commands/server_state.h"
 #include "config/server_config.h"
 #include "net/asio.h"
+#include "net/descriptor_budget.h"
+#include "net/loopback.h"
 #include "net/server.h"
 #include "server_version.h"
 
@@ -27,28 +30,24 @@ namespace {
 
 using cairn::server::ServerConfig;
 
-bool IsLoopback(const std::string& bind) {
-  std::istringstream words(bind);
-  std::string address;
-  while (words >> address) {
-    if (address.starts_with("-")) address.erase(0, 1);
-    boost::system::error_code ec;
-    const auto ip = boost::asio::ip::make_address(address, ec);
-    if (ec || !ip.is_loopback()) return false;
-  }
-  return true;
-}
-
 int Fail(const std::string& message) {
   std::cerr << "cairn-server: " << message << "\n";
   return 1;
 }
 
 int Serve(const ServerConfig& config) {
-  if (config.protected_mode && config.requirepass.empty() && !IsLoopback(config.bind)) {
+  if (config.protected_mode && config.requirepass.empty() &&
+      !cairn::server::BindsLoopbackOnly(config.bind)) {
     return Fail("refusing to listen on '" + config.bind +
                 "' without a password: set --requirepass, or --protected-mode no to allow it");
   }
+  cairn::Result<cairn::server::DescriptorBudget> descriptors =
+      cairn::server::ShareDescriptors(config.maxclients);
+  if (!descriptors.ok()) return Fail(std::string(descriptors.status().message()));
+  if (!descriptors->note.empty()) std::cerr << "cairn-server: " << descriptors->note << "\n";
+  ServerConfig adjusted = config;
+  adjusted.maxclients = descriptors->maxclients;
+
   std::error_code fs_error;
   const std::filesystem::path dir = std::filesystem::absolute(config.dir, fs_error);
   cairn::Options options;
@@ -58,6 +57,7 @@ int Serve(const ServerConfig& config) {
   const bool sync_before_reply = config.durability == cairn::Durability::kAlways;
   options.durability = sync_before_reply ? cairn::Durability::kNone : config.durability;
   options.row_cache_bytes = config.row_cache_bytes;
+  options.max_open_files = descriptors->store_table_files;
   // One io thread runs every command, so its transactions need no row locks: the keyspace is
   // taken in turns, and a parked blocking command (BLPOP …) waits for the io thread's turn to
   // end. With several io threads, row locks let them work side by side.
@@ -69,7 +69,12 @@ int Serve(const ServerConfig& config) {
   if (!store.ok()) return Fail("cannot open the store: " + store.status().ToString());
 
   const cairn::server::CommandTable table = cairn::server::BuildCommandTable();
-  cairn::server::ServerState state(**store, table, config, clock);
+  cairn::server::ServerState state(**store, table, adjusted, clock);
+  // CONFIG SET maxclients may not go past what the descriptors allow.
+  state.set_maxclients_cap(static_cast<int>(
+      std::min<long long>(descriptors->open_file_limit - cairn::server::kServerDescriptors -
+                              cairn::server::kStoreOtherFiles - descriptors->store_table_files,
+                          std::numeric_limits<int>::max())));
   state.set_sync_before_reply(sync_before_reply);
   cairn::server::NetServer net(state, io_threads);
   cairn::Result<int> port = net.Listen(config.bind, config.port);

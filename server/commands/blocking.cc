@@ -35,6 +35,19 @@ Result<bool> TryOnStore(Store& store, const BlockingCommand& command, int protoc
     Status attempt_status;
     auto attempt = [&] {
       resp::ReplyWriter writer(reply, protocol);
+      // A parked try (waiter set) first checks that what it waits on is still there.
+      if (waiter != nullptr && command.vanished) {
+        Result<bool> gone = command.vanished(txn);
+        if (!gone.ok()) {
+          attempt_status = gone.status();
+          return;
+        }
+        if (*gone) {
+          writer.Error(command.vanished_error);
+          served = true;
+          return;
+        }
+      }
       Result<bool> r = command.attempt(txn, writer);
       if (!r.ok()) {
         attempt_status = r.status();

@@ -37,6 +37,12 @@ struct BlockingCommand {
   // Keys a serving try writes besides the ones it waits on (BLMOVE's destination); they are
   // signalled after it.
   std::vector<std::string> also_writes;
+  // For a waiter whose wait depends on its keys staying what they are (XREADGROUP: its group
+  // lives in the stream): when, woken, `vanished` finds one gone — deleted, flushed, renamed
+  // away or now of another type — the waiter is answered `vanished_error` instead of trying
+  // (Redis 7.0's -UNBLOCKED). Unset: it tries as usual.
+  std::function<Result<bool>(Records& data)> vanished;
+  std::string vanished_error;
   // One try, through `data` (one transaction): writes the whole reply and returns true when
   // it can serve the client now, writes nothing and returns false otherwise. It may run again
   // after a conflict, with a fresh reply.

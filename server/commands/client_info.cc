@@ -50,6 +50,7 @@ void ClearTransactionState(ServerState& server, Session& session) {
   session.in_multi = false;
   session.multi_failed = false;
   session.queued.clear();
+  session.queued_bytes = 0;
 }
 
 bool IsPubSubClient(const Session& s) {

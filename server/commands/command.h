@@ -94,6 +94,11 @@ struct CommandSpec {
   std::string FullName(const std::vector<std::string_view>& args) const;
   // Whether its declared key positions allow more than one key.
   bool MayTouchSeveralKeys() const { return last_key != first_key || Has(kMovableKeys); }
+  // Whether it may write more than one row (several keys, or a variable number of fields,
+  // members or items), so that an error met part-way could leave some of them written. On a
+  // transaction it runs under a save point, and an error reply takes its writes back
+  // (UndoesOnError): an error means nothing was written, in a pipeline, in EXEC and in scripts.
+  bool MayHalfApply() const { return Has(kWrite) && (arity < 0 || MayTouchSeveralKeys()); }
   bool ArityOk(std::size_t argc) const {
     return arity >= 0 ? argc == static_cast<std::size_t>(arity)
                       : argc >= static_cast<std::size_t>(-arity);

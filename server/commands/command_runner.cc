@@ -1,5 +1,6 @@
 #include "commands/command_runner.h"
 
+#include "commands/ascii.h"
 #include "commands/dispatch.h"
 #include "commands/pubsub_commands.h"
 #include "commands/script_busy.h"
@@ -8,14 +9,52 @@
 
 namespace cairn::server {
 
+namespace {
+
+// The replies a pass collects before it stops running a client's pipelined commands and sends
+// them: the rest of the input waits in the connection's buffer, so a pipeline of large reads
+// holds about this much reply memory at a time, not the sum of its replies.
+constexpr std::size_t kPassReplyBytes = 1024 * 1024;
+
+constexpr std::string_view kDeniedError =
+    "DENIED Redis is running in protected mode because protected mode is enabled and no "
+    "password is set for the default user. In this mode connections are only accepted from the "
+    "loopback interface. If you want to connect from external computers to Redis you may adopt "
+    "one of the following solutions: 1) Just disable protected mode sending the command "
+    "'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the "
+    "same host the server is running, however MAKE SURE Redis is not publicly accessible from "
+    "internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively "
+    "you can just disable the protected mode by editing the Redis configuration file, and "
+    "setting the protected mode option to 'no', and then restarting the server. 3) If you "
+    "started the server manually just for testing, restart it with the '--protected-mode no' "
+    "option. 4) Set up an authentication password for the default user. NOTE: You only need to "
+    "do one of the above things in order for the server to start accepting connections from "
+    "the outside.";
+
+// A browser can be made to POST to any port on the machine it runs on (cross-protocol
+// scripting): the request line and the headers arrive as inline commands, and the body after
+// them could be one. Redis closes a connection whose command is POST or Host:, and so do we.
+bool IsHttpRequest(std::string_view name) {
+  return EqualsIgnoreCase(name, "post") || EqualsIgnoreCase(name, "host:");
+}
+
+}  // namespace
+
+std::string_view DeniedError() { return kDeniedError; }
+
 CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* out) {
-  resp::Limits limits;
-  limits.max_bulk_len = server_.proto_max_bulk_len();
   resp::ReplyWriter writer(out, session_.protocol);
   Progress progress;
   std::size_t& pos = progress.consumed;
-  while (pos < input.size() && !session_.close_after_reply && !session_.kill_requested.load()) {
+  while (pos < input.size() && !session_.close_after_reply && !session_.kill_requested.load() &&
+         out->size() < kPassReplyBytes) {
     const std::string_view rest = input.substr(pos);
+    resp::Limits limits;
+    if (!session_.authenticated && server_.RequiresAuth()) {
+      limits = resp::Limits::Unauthenticated();
+    } else {
+      limits.max_bulk_len = server_.proto_max_bulk_len();
+    }
     const resp::ParseResult parsed = resp::ParseCommand(rest, limits, &args_, &arg_storage_);
     if (parsed.status == resp::ParseStatus::kNeedMore) {
       progress.wanted = parsed.needed;
@@ -27,10 +66,30 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       session_.close_after_reply = true;
       break;
     }
-    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty() && ScriptRunsHere::Now() &&
-        !MayRunDuringScript(args_)) {
-      progress.deferred = true;
-      break;
+    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
+      if (IsHttpRequest(args_[0])) {
+        server_.LogSecurityAttack(session_.peer());
+        session_.kill_requested.store(true);  // Closed at once, without a reply.
+        break;
+      }
+      if (!session_.loopback && server_.DeniesRemoteClients()) {
+        writer.Error(kDeniedError);
+        session_.close_after_reply = true;
+        break;
+      }
+    }
+    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty() && ScriptRunsHere::Now()) {
+      const DuringScript during = WhileScriptRuns(
+          args_, ScriptRunsHere::RunningForMs() >= server_.busy_reply_threshold_ms());
+      if (during == DuringScript::kWait) {
+        progress.deferred = true;
+        break;
+      }
+      if (during == DuringScript::kRefuse) {
+        writer.Error(kBusyScriptError);
+        pos += parsed.consumed;
+        continue;
+      }
     }
     if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
       const CommandSpec* spec = server_.table().Find(args_[0]);
@@ -39,9 +98,11 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
         const std::size_t reply_at = out->size();
         const std::size_t staged = session_.staged_messages.size();
         const WriteBatch::Outcome outcome =
-            batch_.Run(spec->MayTouchSeveralKeys(), [&](Records& records, Transaction* txn) {
-              Dispatch(server_, session_, spec, args_, writer, records, txn);
-            });
+            batch_.Run(spec->MayTouchSeveralKeys(), spec->MayHalfApply(),
+                       [&](Records& records, Transaction* txn) {
+                         Dispatch(server_, session_, spec, args_, writer, records, txn);
+                         return resp::IsErrorReply(std::string_view(*out).substr(reply_at));
+                       });
         done = outcome == WriteBatch::Outcome::kRan;
         progress.batched = progress.batched || done;
         if (outcome == WriteBatch::Outcome::kTakenBack) {

@@ -47,4 +47,7 @@ class CommandRunner {
   std::string arg_storage_;
 };
 
+// Redis's -DENIED reply to a client that protected mode turns away (also sent at accept).
+std::string_view DeniedError();
+
 }  // namespace cairn::server

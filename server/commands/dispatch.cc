@@ -67,6 +67,19 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
   server.commands_processed.fetch_add(1, std::memory_order_relaxed);
 }
 
+void RunUndoingOnError(ServerState& server, Session& session, const CommandSpec& spec,
+                       const std::vector<std::string_view>& args, resp::ReplyWriter& reply,
+                       Records& data, Transaction& txn) {
+  if (!spec.MayHalfApply()) return RunChecked(server, session, spec, args, reply, data, &txn);
+  const std::size_t reply_at = reply.buffer()->size();
+  txn.SetSavePoint();
+  RunChecked(server, session, spec, args, reply, data, &txn);
+  const bool failed = resp::IsErrorReply(std::string_view(*reply.buffer()).substr(reply_at));
+  // A rollback that fails leaves the transaction unusable; its commit then fails and the
+  // whole EXEC or script reports it, so nothing half-applied is kept either way.
+  (void)(failed ? txn.RollbackToSavePoint() : txn.PopSavePoint());
+}
+
 void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
               const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
               Transaction* txn) {
@@ -94,6 +107,14 @@ void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
     return reject("ERR Command not allowed inside a transaction");
   }
   if (session.in_multi && !spec->Has(kMultiControl)) {
+    // The queue is a copy of what the client sent, kept until EXEC: bounded as its input is,
+    // or a client could grow it without end one small command at a time.
+    std::size_t bytes = 0;
+    for (std::string_view a : args) bytes += a.size() + sizeof(std::string);
+    if (session.queued_bytes + bytes > server.client_query_buffer_limit()) {
+      return reject("ERR the queued commands of this MULTI passed client-query-buffer-limit");
+    }
+    session.queued_bytes += bytes;
     session.queued.emplace_back(args.begin(), args.end());
     reply.SimpleString("QUEUED");
     return;

@@ -28,6 +28,13 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
                 const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
                 Transaction* txn);
 
+// RunChecked on a transaction, under a save point when the command may write several rows
+// (CommandSpec::MayHalfApply): if it replies with an error, its writes are taken back, so
+// that an error means nothing was written. For EXEC's commands and scripts' redis.call.
+void RunUndoingOnError(ServerState& server, Session& session, const CommandSpec& spec,
+                       const std::vector<std::string_view>& args, resp::ReplyWriter& reply,
+                       Records& data, Transaction& txn);
+
 // The keys of a command by its declared key positions.
 std::vector<std::string_view> CommandKeys(const CommandSpec& spec,
                                           const std::vector<std::string_view>& args);

@@ -102,4 +102,15 @@ void KeyWaiters::SignalSlow(std::size_t key_hash, const std::string* line) {
   for (const std::shared_ptr<KeyWaiter>& reader : it->second.readers) reader->Wake();
 }
 
+void KeyWaiters::SignalAll() {
+  if (waiting_.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [hash, queue] : by_key_) {
+    for (const Line& l : queue.lines) {
+      if (!l.takers.empty()) l.takers.front()->Wake();
+    }
+    for (const std::shared_ptr<KeyWaiter>& reader : queue.readers) reader->Wake();
+  }
+}
+
 }  // namespace cairn::server

@@ -92,6 +92,9 @@ class KeyWaiters {
     if (waiting_.load(std::memory_order_acquire) == 0) return;
     for (const std::string& key : keys) SignalSlow(KeyHash(key));
   }
+  // Every key may have changed (FLUSHALL, FLUSHDB): wakes the oldest taker of every line and
+  // every reader, on every key, so that each tries again and finds out.
+  void SignalAll();
   // How many clients are blocked on keys.
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
 

@@ -39,6 +39,7 @@ using scripting::ScriptVm;
 template <typename Host>
 void NoteTouched(Session& caller, const Host& host) {
   caller.touched.insert(caller.touched.end(), host.touched().begin(), host.touched().end());
+  caller.touched_everything = caller.touched_everything || host.touched_everything();
 }
 
 // Hands the messages a script published to its caller's session, which sends them once the
@@ -81,7 +82,7 @@ class CommandHost final : public scripting::ScriptHost {
       writer.Error("ERR Write commands are not allowed from read-only scripts.");
     } else {
       session_.protocol = protocol;
-      RunChecked(server_, session_, *spec, args, writer, records_, txn_);
+      RunUndoingOnError(server_, session_, *spec, args, writer, records_, *txn_);
       if (records_.busy()) return false;
       wrote_ = wrote_ || spec->Has(kWrite);
     }
@@ -97,6 +98,7 @@ class CommandHost final : public scripting::ScriptHost {
 
   // The keys its write commands named (Session::touched), for the caller's session.
   const std::vector<std::size_t>& touched() const { return session_.touched; }
+  bool touched_everything() const { return session_.touched_everything; }
   // The messages its PUBLISH calls staged; they go out only if the script's writes stand.
   std::vector<Session::StagedMessage>& staged_messages() { return session_.staged_messages; }
   bool wrote() const { return wrote_; }
@@ -115,7 +117,9 @@ enum class ScriptBy { kBody, kSha };
 // This thread's Lua state, caught up with the server's script cache (SCRIPT FLUSH).
 ScriptVm& ThreadVm(CommandContext& ctx) {
   ScriptVm& vm = scripting::ThreadScriptVm(ctx.server.lua_memory_limit());
-  vm.Follow(ctx.server.scripts().epoch());
+  scripting::ScriptCache& cache = ctx.server.scripts();
+  vm.Follow(cache.epoch(), cache.evictions(),
+            [&cache](std::string_view sha) { return cache.Contains(sha); });
   return vm;
 }
 
@@ -140,7 +144,7 @@ const ScriptVm::Compiled* Prepare(CommandContext& ctx, ScriptVm& vm, ScriptBy by
   scripting::ScriptCache& cache = ctx.server.scripts();
   if (by == ScriptBy::kBody) {
     const ScriptVm::Compiled* compiled = CompileOrReply(ctx, vm, *sha, ctx.args[1]);
-    if (compiled != nullptr) cache.Add(*sha, ctx.args[1]);
+    if (compiled != nullptr) cache.Add(*sha, ctx.args[1], /*loaded=*/false);
     return compiled;
   }
   std::shared_ptr<const std::string> stored = cache.Find(*sha);
@@ -254,7 +258,7 @@ void Script(CommandContext& ctx) {
     if (!arity(argc == 3)) return;
     const std::string sha = scripting::Sha1Hex(args[2]);
     if (CompileOrReply(ctx, ThreadVm(ctx), sha, args[2]) == nullptr) return;
-    cache.Add(sha, args[2]);
+    cache.Add(sha, args[2], /*loaded=*/true);
     return ctx.reply.Bulk(sha);
   }
   if (sub == "exists") {

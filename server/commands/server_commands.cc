@@ -72,6 +72,8 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     const std::int64_t rss = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
     line("used_memory", std::to_string(rss));
     line("used_memory_rss", std::to_string(rss));
+    line("number_of_cached_scripts", std::to_string(server.scripts().size()));
+    line("used_memory_scripts_eval", std::to_string(server.scripts().body_bytes()));
     line("maxmemory", "0");
     line("maxmemory_policy", "noeviction");
   } else if (name == "persistence") {
@@ -89,6 +91,7 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("rejected_connections", std::to_string(server.connections_rejected.load()));
     line("pubsub_channels", std::to_string(server.pubsub().ChannelCount()));
     line("pubsub_patterns", std::to_string(server.pubsub().PatternCount()));
+    line("evicted_scripts", std::to_string(server.scripts().evictions()));
     // Cairn's own: pipelined write runs rolled back on a lock conflict and run again one by
     // one (commands/write_batch.h). Often nonzero means clients contend for the same keys.
     line("write_batch_retries", std::to_string(server.write_batch_retries.load()));
@@ -168,6 +171,12 @@ void Config(CommandContext& ctx) {
         Status one = SetParameter(ctx.args[i], ctx.args[i + 1], /*runtime=*/true, &next);
         if (!one.ok()) return one;
       }
+      if (next.maxclients > live.maxclients && next.maxclients > ctx.server.maxclients_cap()) {
+        return Status::InvalidArgument(
+            "CONFIG SET failed (possibly related to argument 'maxclients') - The operating "
+            "system is not able to handle the specified number of clients, try with " +
+            std::to_string(ctx.server.maxclients_cap()));
+      }
       live = std::move(next);
       return Status::Ok();
     });
@@ -202,6 +211,9 @@ void Flush(CommandContext& ctx) {
     return ctx.reply.Error(kSyntaxError);
   }
   ctx.server.watches().TouchAll();
+  // Clients blocked on the deleted keys find out once the deletes are committed: a consumer
+  // group's reader is answered that its stream is gone, the others wait on.
+  ctx.session.touched_everything = true;
   while (true) {
     std::size_t deleted = 0;
     Status s = Atomically(ctx, [&](Records& data) -> Status {
@@ -322,7 +334,7 @@ void RegisterServerCommands(CommandTable& table) {
   add("flushdb", -1, kWrite, Flush, "Remove all keys from the current database.", "1.0.0");
   add("flushall", -1, kWrite, Flush, "Removes all keys from all databases.", "1.0.0");
   add("time", 1, kLoading | kStale | kFast, Time, "Returns the server time.", "2.6.0");
-  add("shutdown", -1, kAdmin | kNoScript | kLoading | kStale | kMultiControl, Shutdown,
+  add("shutdown", -1, kAdmin | kNoScript | kNoMulti | kLoading | kStale, Shutdown,
       "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0");
   add("wait", 3, kNoScript, Wait,
       "Blocks until the asynchronous replication of all preceding write commands sent by the "

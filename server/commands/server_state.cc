@@ -1,5 +1,7 @@
 #include "commands/server_state.h"
 
+#include <cstdio>
+
 namespace cairn::server {
 
 bool ServerState::CheckPassword(std::string_view password) const {
@@ -18,6 +20,18 @@ bool ServerState::CheckPassword(std::string_view password) const {
     diff |= static_cast<unsigned char>(a ^ b);
   }
   return diff == 0;
+}
+
+void ServerState::LogSecurityAttack(std::string_view peer) {
+  const std::int64_t now = clock_->NowMs();
+  std::int64_t last = last_attack_log_ms_.load();
+  if (last >= 0 && now - last < 60'000) return;
+  if (!last_attack_log_ms_.compare_exchange_strong(last, now)) return;  // Another logged it.
+  std::fprintf(stderr,
+               "cairn-server: Possible SECURITY ATTACK detected: a client sent POST or Host: as "
+               "a command, as a browser tricked into cross-protocol scripting would. Connection "
+               "from %.*s aborted.\n",
+               static_cast<int>(peer.size()), peer.data());
 }
 
 void ServerState::AddClient(Session* session, std::function<void()> close) {

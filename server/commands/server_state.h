@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -121,6 +122,25 @@ class ServerState {
   std::size_t proto_max_bulk_len() const { return max_bulk_.load(std::memory_order_relaxed); }
   std::int64_t idle_timeout_s() const { return timeout_s_.load(std::memory_order_relaxed); }
   std::size_t maxclients() const { return maxclients_.load(std::memory_order_relaxed); }
+  // The most clients the process's file descriptors allow (CONFIG SET maxclients is refused
+  // beyond it); set once at start.
+  int maxclients_cap() const { return maxclients_cap_.load(std::memory_order_relaxed); }
+  void set_maxclients_cap(int cap) { maxclients_cap_.store(cap); }
+  std::size_t client_query_buffer_limit() const {
+    return query_buffer_limit_.load(std::memory_order_relaxed);
+  }
+  std::int64_t tcp_keepalive_s() const { return tcp_keepalive_s_.load(std::memory_order_relaxed); }
+  // Protected mode turns non-loopback clients away: it is on and no password is set.
+  bool DeniesRemoteClients() const { return denies_remote_.load(std::memory_order_relaxed); }
+  std::int64_t busy_reply_threshold_ms() const {
+    return busy_reply_threshold_ms_.load(std::memory_order_relaxed);
+  }
+  // client-output-buffer-limit normal, read when a client's replies are ready to go.
+  OutputBufferLimit normal_output_limit() const {
+    return {normal_hard_.load(std::memory_order_relaxed),
+            normal_soft_.load(std::memory_order_relaxed),
+            normal_soft_seconds_.load(std::memory_order_relaxed)};
+  }
   std::int64_t lua_time_limit_ms() const {
     return lua_time_limit_ms_.load(std::memory_order_relaxed);
   }
@@ -133,6 +153,9 @@ class ServerState {
   }
   // Constant-time comparison with requirepass; false when none is set.
   bool CheckPassword(std::string_view password) const;
+  // Logs that a client sent an HTTP request (POST, Host:) and is being closed: at most once a
+  // minute, as Redis does, so that a flood of them cannot flood the log.
+  void LogSecurityAttack(std::string_view peer);
 
   // ---- Clients ----
   struct ClientEntry {
@@ -169,6 +192,14 @@ class ServerState {
     timeout_s_.store(config_.timeout_s);
     maxclients_.store(static_cast<std::size_t>(config_.maxclients));
     lua_time_limit_ms_.store(config_.lua_time_limit_ms);
+    busy_reply_threshold_ms_.store(config_.busy_reply_threshold_ms);
+    query_buffer_limit_.store(config_.client_query_buffer_limit);
+    tcp_keepalive_s_.store(config_.tcp_keepalive_s);
+    denies_remote_.store(config_.protected_mode && config_.requirepass.empty());
+    const OutputBufferLimit& normal = config_.normal_output_limit();
+    normal_hard_.store(normal.hard_bytes);
+    normal_soft_.store(normal.soft_bytes);
+    normal_soft_seconds_.store(normal.soft_seconds);
     lua_memory_limit_.store(config_.lua_memory_limit);
     const OutputBufferLimit& pubsub = config_.pubsub_output_limit();
     pubsub_hard_.store(pubsub.hard_bytes);
@@ -184,7 +215,15 @@ class ServerState {
   std::atomic<std::size_t> max_bulk_{0};
   std::atomic<std::int64_t> timeout_s_{0};
   std::atomic<std::size_t> maxclients_{0};
+  std::atomic<int> maxclients_cap_{std::numeric_limits<int>::max()};
   std::atomic<std::int64_t> lua_time_limit_ms_{0};
+  std::atomic<std::int64_t> busy_reply_threshold_ms_{0};
+  std::atomic<std::size_t> query_buffer_limit_{0};
+  std::atomic<std::int64_t> tcp_keepalive_s_{0};
+  std::atomic<bool> denies_remote_{false};
+  std::atomic<std::int64_t> normal_hard_{0};
+  std::atomic<std::int64_t> normal_soft_{0};
+  std::atomic<std::int64_t> normal_soft_seconds_{0};
   std::atomic<std::size_t> lua_memory_limit_{0};
   std::atomic<std::int64_t> pubsub_hard_{0};
   std::atomic<std::int64_t> pubsub_soft_{0};
@@ -204,6 +243,7 @@ class ServerState {
   std::map<std::uint64_t, ClientEntry> clients_;  // By id: CLIENT LIST's order.
   std::atomic<std::size_t> client_count_{0};
   std::atomic<std::uint64_t> next_client_id_{0};
+  std::atomic<std::int64_t> last_attack_log_ms_{-1};
 };
 
 }  // namespace cairn::server

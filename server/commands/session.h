@@ -38,6 +38,9 @@ class Session {
 
   int protocol = 2;
   bool authenticated = false;
+  // The client connected from a loopback address (protected mode lets only these in while no
+  // password is set). Set by the connection.
+  bool loopback = true;
   bool in_script = false;  // The client a script's commands run as (scripting's CommandHost).
   bool close_after_reply = false;  // QUIT, or a protocol error.
   // A write command ran since the replies were last sent: under durability `always` the
@@ -47,6 +50,9 @@ class Session {
   // once their writes are committed the connection signals them to the clients blocked on
   // keys (key_waiters.h).
   std::vector<std::size_t> touched;
+  // A command changed keys it does not name (FLUSHALL, FLUSHDB): every blocked client is
+  // signalled instead.
+  bool touched_everything = false;
 
   // Set by a blocking command that must wait: the connection runs it off the io thread and
   // sends its reply before running the next command (parked_call.h).
@@ -60,6 +66,7 @@ class Session {
   bool in_multi = false;
   bool multi_failed = false;  // A command failed to queue: EXEC answers EXECABORT.
   std::vector<std::vector<std::string>> queued;
+  std::size_t queued_bytes = 0;  // About the memory `queued` holds.
   std::vector<WatchedKey> watched;
 
   // Pub/sub: what the client subscribes to, and where its messages arrive.

@@ -19,6 +19,7 @@
 #include "commands/blocking.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/key_waiters.h"
 #include "commands/session.h"
 #include "commands/stream_group_replies.h"
 #include "commands/stream_ids.h"
@@ -145,7 +146,10 @@ void XGroupDestroy(CommandContext& ctx) {
   Result<StreamGroupOutcome> destroyed = ctx.data.StreamGroupDestroy(ctx.args[2], ctx.args[3]);
   if (!destroyed.ok()) return ReplyStatus(ctx.reply, destroyed.status());
   if (*destroyed == StreamGroupOutcome::kNoGroup) return ctx.reply.Integer(0);
-  if (!ReplyGroupOutcome(ctx, *destroyed)) ctx.reply.Integer(1);
+  if (ReplyGroupOutcome(ctx, *destroyed)) return;
+  // The group's blocked readers wake to find it gone (NOGROUP) instead of waiting forever.
+  ctx.session.touched.push_back(KeyWaiters::KeyHash(ctx.args[2]));
+  ctx.reply.Integer(1);
 }
 
 // XGROUP CREATECONSUMER key group consumer
@@ -220,6 +224,15 @@ void XReadGroup(CommandContext& ctx) {
   command.watched_write = false;
   command.may_wait = read->block_ms.has_value();
   command.timeout_ms = read->block_ms.value_or(0);
+  command.vanished = [keys](Records& data) -> Result<bool> {
+    for (const std::string& key : keys) {
+      Result<KeyType> type = data.Type(key);
+      if (!type.ok()) return type.status();
+      if (*type != KeyType::kStream) return true;
+    }
+    return false;
+  };
+  command.vanished_error = "UNBLOCKED the stream key no longer exists";
   command.attempt = [keys, ids, group, consumer, count, no_ack](
                         Records& data, resp::ReplyWriter& reply) -> Result<bool> {
     auto no_group = [&](const std::string& key) {

@@ -24,6 +24,7 @@ void Multi(CommandContext& ctx) {
   ctx.session.in_multi = true;
   ctx.session.multi_failed = false;
   ctx.session.queued.clear();
+  ctx.session.queued_bytes = 0;
   ctx.reply.Ok();
 }
 
@@ -94,7 +95,7 @@ void Exec(CommandContext& ctx) {
     for (const std::vector<std::string>& command : session.queued) {
       const std::vector<std::string_view> args(command.begin(), command.end());
       const CommandSpec* spec = ctx.server.table().Find(args[0]);
-      RunChecked(ctx.server, session, *spec, args, writer, records, &txn);
+      RunUndoingOnError(ctx.server, session, *spec, args, writer, records, txn);
       // A lock conflict: the commands so far replied with errors they must not keep; the
       // whole EXEC rolls back and runs again.
       if (records.busy()) return Status::Busy("EXEC met a lock conflict");

@@ -29,6 +29,18 @@ WriteBatch::Outcome WriteBatch::TakeBack(bool to_save_point) {
   return Outcome::kTakenBack;
 }
 
+void WriteBatch::EndSavePoint(bool failed) {
+  if (!failed) {
+    (void)txn_->PopSavePoint();
+    return;
+  }
+  if (txn_->RollbackToSavePoint().ok()) return;
+  // The failed command's writes cannot be taken back alone: none of the batch may commit.
+  txn_->Rollback();
+  txn_.reset();
+  if (failure_.ok()) failure_ = Status::Busy("a write batch could not undo a failed command");
+}
+
 void WriteBatch::Commit() {
   if (txn_ == nullptr || running_) return;
   Status s = txn_->Commit();

@@ -35,21 +35,24 @@ class WriteBatch {
     kNotRun,     // No batch could be begun (the store refused): run the command alone.
     kTakenBack,  // It met a lock conflict and was undone: discard its reply, run it alone.
   };
-  // Runs one command in the batch (beginning it if none is open): run(records, txn).
+  // Runs one command in the batch (beginning it if none is open): run(records, txn), which
+  // returns true when the command replied with an error.
   // `several_keys`: the command may touch more than one key. Only such a command can have
   // written one key before it meets another's lock, so only it pays for a save point to undo
   // to; a one-key command that meets a conflict has written nothing (the lock comes first).
+  // `may_half_apply` (CommandSpec::MayHalfApply): the command may write several rows; it gets
+  // a save point too, and an error reply takes its writes back.
   template <typename Fn>
-  Outcome Run(bool several_keys, Fn&& run) {
+  Outcome Run(bool several_keys, bool may_half_apply, Fn&& run) {
     if (!Begin()) return Outcome::kNotRun;  // Run alone, the command reports why.
-    const bool save = several_keys && conflicts_possible_;
+    const bool save = (several_keys && conflicts_possible_) || may_half_apply;
     if (save) txn_->SetSavePoint();
     BusyNotingRecords records(*txn_);
     running_ = true;
-    run(static_cast<Records&>(records), txn_.get());
+    const bool failed = run(static_cast<Records&>(records), txn_.get());
     running_ = false;
     if (records.busy()) return TakeBack(save);
-    if (save) (void)txn_->PopSavePoint();
+    if (save) EndSavePoint(failed);
     return Outcome::kRan;
   }
 
@@ -68,6 +71,9 @@ class WriteBatch {
  private:
   // Begins the batch's transaction if none is open; false if the store refuses.
   bool Begin();
+  // Drops the command's save point, or rolls back to it when the command failed. A rollback
+  // that cannot be done gives up the whole batch (as TakeBack does).
+  void EndSavePoint(bool failed);
   // After a conflict: undoes the command (to its save point, if it has one) and commits the
   // batch before it.
   Outcome TakeBack(bool to_save_point);

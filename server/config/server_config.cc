@@ -150,7 +150,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 15> kParams = {{
+constexpr std::array<Param, 18> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -190,6 +190,19 @@ constexpr std::array<Param, 15> kParams = {{
        c->proto_max_bulk_len = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.proto_max_bulk_len)); }},
+    // The 1mb floor is Redis's.
+    {"client-query-buffer-limit", "", Kind::kMemory, true, 1 << 20, kInt64Max,
+     "Most input one client may have buffered; a client past it is closed",
+     [](const Value& v, ServerConfig* c) {
+       c->client_query_buffer_limit = static_cast<std::size_t>(v.number);
+     },
+     [](const ServerConfig& c) {
+       return Number(static_cast<std::int64_t>(c.client_query_buffer_limit));
+     }},
+    {"tcp-keepalive", "", Kind::kInteger, true, 0, kIntMax,
+     "Seconds between TCP keepalive probes of idle clients; 0: off",
+     [](const Value& v, ServerConfig* c) { c->tcp_keepalive_s = v.number; },
+     [](const ServerConfig& c) { return Number(c.tcp_keepalive_s); }},
     {"protected-mode", "", Kind::kYesNo, true, 0, 0,
      "Refuse non-loopback clients when no password is set",
      [](const Value& v, ServerConfig* c) { c->protected_mode = v.number != 0; },
@@ -203,10 +216,14 @@ constexpr std::array<Param, 15> kParams = {{
        c->row_cache_bytes = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.row_cache_bytes)); }},
-    {"lua-time-limit", "busy-reply-threshold", Kind::kInteger, true, 0, kInt64Max,
+    {"lua-time-limit", "", Kind::kInteger, true, 0, kInt64Max,
      "Milliseconds a script may run before it is stopped and rolled back; 0: no limit",
      [](const Value& v, ServerConfig* c) { c->lua_time_limit_ms = v.number; },
      [](const ServerConfig& c) { return Number(c.lua_time_limit_ms); }},
+    {"busy-reply-threshold", "", Kind::kInteger, true, 0, kInt64Max,
+     "Milliseconds a script runs before waiting clients are answered -BUSY",
+     [](const Value& v, ServerConfig* c) { c->busy_reply_threshold_ms = v.number; },
+     [](const ServerConfig& c) { return Number(c.busy_reply_threshold_ms); }},
     // The 1mb floor leaves room for the sandbox itself (about 100 KiB) and a useful script.
     {"lua-memory-limit", "", Kind::kMemory, true, 1 << 20, kInt64Max,
      "Memory each Lua state of the scripts may hold (64mb, ...)",

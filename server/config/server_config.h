@@ -42,18 +42,29 @@ struct ServerConfig {
   int maxclients = 10000;
   std::int64_t timeout_s = 0;  // Idle seconds before a client is closed; 0: never.
   std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
-  bool protected_mode = true;  // Refuse a non-loopback bind without requirepass.
+  // The most input one client may have buffered (Redis's client-query-buffer-limit): a client
+  // past it is closed.
+  std::size_t client_query_buffer_limit = 1024ull * 1024 * 1024;
+  // TCP keepalive probes on client sockets, about every this many seconds (Redis's
+  // tcp-keepalive); 0: off.
+  std::int64_t tcp_keepalive_s = 300;
+  // Refuse a non-loopback bind without requirepass at start, and answer any client that is not
+  // on a loopback address with -DENIED while no password is set (also after CONFIG SET).
+  bool protected_mode = true;
   std::string logfile;         // Empty: stderr.
   std::size_t row_cache_bytes = 32ull * 1024 * 1024;  // Options::row_cache_bytes; 0: off.
   // Scripts: how long one may run before it is stopped (and rolled back), 0 for no limit;
   // how much memory each Lua state may hold.
   std::int64_t lua_time_limit_ms = 5000;
+  // Redis's busy-reply-threshold: once a script has run this long, the clients that wait for
+  // it are answered -BUSY instead (all but SCRIPT KILL, SHUTDOWN NOSAVE and the commands Redis
+  // lets through). 0: at once.
+  std::int64_t busy_reply_threshold_ms = 5000;
   std::size_t lua_memory_limit = 64ull * 1024 * 1024;
-  // client-output-buffer-limit, per ClientClass, with Redis's defaults. Only pubsub is
-  // enforced (on the messages waiting for a subscriber, pubsub/mailbox.h): a normal client's
-  // replies are never buffered beyond one batch (the connection stops reading while it writes),
-  // and there are no replicas. The other two are kept so that a redis.conf loads and CONFIG
-  // GET shows what was set.
+  // client-output-buffer-limit, per ClientClass, with Redis's defaults. pubsub is enforced on
+  // the messages waiting for a subscriber (pubsub/mailbox.h), normal on the replies waiting
+  // for a client (net/connection.h); there are no replicas, so that class is kept only so
+  // that a redis.conf loads and CONFIG GET shows what was set.
   std::array<OutputBufferLimit, kClientClasses> output_buffer_limits = {{
       {0, 0, 0},
       {256ll * 1024 * 1024, 64ll * 1024 * 1024, 60},
@@ -61,6 +72,9 @@ struct ServerConfig {
   }};
   const OutputBufferLimit& pubsub_output_limit() const {
     return output_buffer_limits[static_cast<std::size_t>(ClientClass::kPubSub)];
+  }
+  const OutputBufferLimit& normal_output_limit() const {
+    return output_buffer_limits[static_cast<std::size_t>(ClientClass::kNormal)];
   }
 };
 

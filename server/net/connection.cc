@@ -1,5 +1,9 @@
 #include "net/connection.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -7,6 +11,7 @@
 #include "commands/command_runner.h"
 #include "commands/pubsub_commands.h"
 #include "commands/script_busy.h"
+#include "net/loopback.h"
 
 namespace cairn::server {
 namespace {
@@ -47,6 +52,23 @@ std::string PeerOf(const tcp::socket& s) {
   return ec ? std::string("?:0") : Endpoint(e);
 }
 
+// TCP keepalive as Redis sets it (anetKeepAlive): the first probe after `seconds` idle, then a
+// probe every third of that, and the peer declared dead after three unanswered ones — so a
+// client that vanished without a FIN (a cut cable, a dead NAT entry) is noticed and its
+// connection freed.
+void SetKeepAlive(tcp::socket& socket, std::int64_t seconds) {
+  if (seconds <= 0) return;
+  boost::system::error_code ec;
+  socket.set_option(asio::socket_base::keep_alive(true), ec);
+  const int idle = static_cast<int>(std::min<std::int64_t>(seconds, 32767));
+  const int interval = std::max(1, idle / 3);
+  const int count = 3;
+  const int fd = socket.native_handle();
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+}
+
 std::string LocalOf(const tcp::socket& s) {
   boost::system::error_code ec;
   const tcp::endpoint e = s.local_endpoint(ec);
@@ -59,6 +81,7 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
                        PassCommit& pass)
     : socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
+      output_timer_(socket_.get_executor()),
       server_(server),
       parked_threads_(parked_threads),
       pass_(pass),
@@ -66,9 +89,14 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
       runner_(server, session_, pass.batch()) {
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);  // Replies go out as soon as they are written.
+  SetKeepAlive(socket_, server_.tcp_keepalive_s());
+  const tcp::endpoint peer = socket_.remote_endpoint(ec);
+  session_.loopback = !ec && IsLoopback(peer.address());
   // A nested poll: Asio supports running ready handlers from inside one (scheduler::poll_one).
   auto& io = static_cast<asio::io_context&>(socket_.get_executor().context());
-  session_.serve_others = [&io] {
+  session_.serve_others = [&io, &server] {
+    // Past busy-reply-threshold the clients waiting for the script get their -BUSY now.
+    if (ScriptRunsHere::RunningForMs() >= server.busy_reply_threshold_ms()) ResumeDeferred();
     for (int i = 0; i < kServeBudget && io.poll_one() > 0; ++i) {
     }
   };
@@ -117,6 +145,14 @@ void Connection::RequestClose() {
 
 void Connection::Close() {
   if (closed_) return;
+  if (in_commands_) {
+    // A handler served from inside this connection's own commands (a long script serves the
+    // io thread's other handlers: CLIENT KILL from another thread, the client hanging up, an
+    // output limit, shutdown) must not free the state those commands are using — the MULTI
+    // queue EXEC walks, the session a script runs as. RunCommands closes once they return.
+    close_pending_ = true;
+    return;
+  }
   closed_ = true;
   if (parked_ && park_wake_) {
     // End the wait now: its result would be for nobody.
@@ -131,6 +167,7 @@ void Connection::Close() {
   session_.staged_messages.clear();  // Of writes whose commit failed, or a killed client.
   boost::system::error_code ec;
   idle_timer_.cancel();
+  output_timer_.cancel();
   socket_.shutdown(tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   if (registered_) {
@@ -190,6 +227,7 @@ void Connection::Pump() {
     SignalTouchedKeys();
     PublishStaged(server_, session_);
     TakeMessages();
+    if (OverOutputLimit()) return Close();
     if (!out_.empty()) {
       StartWrite();
     } else if (session_.close_after_reply) {
@@ -209,6 +247,11 @@ void Connection::Pump() {
 }
 
 void Connection::SignalTouchedKeys() {
+  if (std::exchange(session_.touched_everything, false)) {
+    server_.key_waiters().SignalAll();
+    session_.touched.clear();
+    return;
+  }
   if (session_.touched.empty()) return;
   server_.key_waiters().Signal(session_.touched);
   session_.touched.clear();
@@ -255,6 +298,14 @@ void Connection::OnRead(const boost::system::error_code& ec, std::size_t n) {
   if (ec || closed_) return Close();
   end_ += n;
   server_.net_input_bytes.fetch_add(n, std::memory_order_relaxed);
+  if (end_ - begin_ > server_.client_query_buffer_limit()) {
+    std::fprintf(stderr,
+                 "cairn-server: closing client %llu (%s): its unprocessed input passed "
+                 "client-query-buffer-limit (%zu bytes)\n",
+                 static_cast<unsigned long long>(session_.id()), session_.peer().c_str(),
+                 server_.client_query_buffer_limit());
+    return Close();
+  }
   Pump();
 }
 
@@ -285,7 +336,7 @@ void Connection::RunCommands() {
     Deferred().push_back(shared_from_this());
   }
   if (!ScriptRunsHere::Now()) ResumeDeferred();
-  if (session_.kill_requested.load()) return Close();
+  if (close_pending_ || session_.kill_requested.load()) return Close();
   if (session_.parked) parked_ = true;
 }
 
@@ -348,12 +399,49 @@ void Connection::SetBlocked(bool blocked) {
   }
 }
 
+bool Connection::OverOutputLimit() {
+  // A subscriber's messages are bounded by client-output-buffer-limit pubsub in its mailbox.
+  if (session_.pubsub.count() > 0) return false;
+  const OutputBufferLimit limit = server_.normal_output_limit();
+  if (limit.hard_bytes <= 0 || static_cast<std::int64_t>(out_.size()) < limit.hard_bytes) {
+    return false;
+  }
+  std::fprintf(stderr,
+               "cairn-server: closing client %llu (%s): its replies (%zu bytes) passed "
+               "client-output-buffer-limit normal\n",
+               static_cast<unsigned long long>(session_.id()), session_.peer().c_str(),
+               out_.size());
+  return true;
+}
+
+void Connection::ArmSoftOutputLimit() {
+  if (session_.pubsub.count() > 0) return;
+  const OutputBufferLimit limit = server_.normal_output_limit();
+  if (limit.soft_bytes <= 0 || static_cast<std::int64_t>(out_.size()) < limit.soft_bytes) return;
+  // The replies are over the soft limit until this write completes: if it has not after the
+  // limit's seconds, the client is not reading them.
+  output_timer_.expires_after(std::chrono::seconds(limit.soft_seconds));
+  output_timer_.async_wait(
+      [self = shared_from_this(), write = write_count_](const boost::system::error_code& ec) {
+        if (ec || self->closed_ || !self->writing_ || self->write_count_ != write) return;
+        std::fprintf(stderr,
+                     "cairn-server: closing client %llu (%s): its replies stayed over the soft "
+                     "client-output-buffer-limit normal\n",
+                     static_cast<unsigned long long>(self->session_.id()),
+                     self->session_.peer().c_str());
+        self->Close();
+      });
+}
+
 void Connection::StartWrite() {
   writing_ = true;
+  ++write_count_;
+  ArmSoftOutputLimit();
   asio::async_write(
       socket_, asio::buffer(out_),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
         self->writing_ = false;
+        self->output_timer_.cancel();
         self->server_.net_output_bytes.fetch_add(n, std::memory_order_relaxed);
         // A burst of messages (or a large reply) is done: give its buffer back.
         if (self->out_.capacity() > kKeptOutputBuffer) {

@@ -59,6 +59,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void MakeInputRoom();  // Sizes in_ for the next read.
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
+  // client-output-buffer-limit normal: whether the replies ready to go pass its hard limit
+  // (then the connection closes, as Redis closes such a client); and the timer that closes it
+  // when a write over the soft limit does not complete within the soft seconds.
+  bool OverOutputLimit();
+  void ArmSoftOutputLimit();
   void StartParkedCall();
   // Appends the messages waiting in the mailbox to out_.
   void TakeMessages();
@@ -70,6 +75,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer output_timer_;  // ArmSoftOutputLimit.
+  std::uint64_t write_count_ = 0;           // Writes started, to tell the timer's from later ones.
   ServerState& server_;
   ParkedThreads& parked_threads_;
   PassCommit& pass_;  // Its io thread's (durability `always`).
@@ -89,6 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool deferred_ = false;         // Its next command waits for the script running on this thread.
   bool in_commands_ = false;      // RunCommands is on the stack (a script may serve handlers).
   bool repump_ = false;           // Pump was called meanwhile and must run again after.
+  bool close_pending_ = false;    // Close was asked for while RunCommands was on the stack.
   std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
   std::atomic<bool> park_stop_{false};        // Set to end the parked wait early.
   std::function<void()> park_wake_;           // Makes the parked wait look at park_stop_.

@@ -1,8 +1,12 @@
 #include "net/server.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <sstream>
 
+#include "commands/command_runner.h"
 #include "net/connection.h"
+#include "net/loopback.h"
 
 namespace cairn::server {
 
@@ -68,26 +72,69 @@ std::size_t NetServer::NextContext() {
   return i;
 }
 
+namespace {
+
+// Refuses a connection before it gets a Connection: one line, then the socket closes.
+void Refuse(tcp::socket& socket, std::string_view error) {
+  boost::system::error_code ignored;
+  const std::string line = "-" + std::string(error) + "\r\n";
+  asio::write(socket, asio::buffer(line), ignored);
+  socket.close(ignored);
+}
+
+// Errors of accept that say the process or the system is out of a resource (descriptors,
+// buffers): the pending connection stays in the backlog, so trying again at once would fail
+// again at once, in a loop that takes a core.
+bool OutOfResources(const boost::system::error_code& ec) {
+  return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+         ec == asio::error::no_memory || ec.value() == ENFILE;
+}
+
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+
+}  // namespace
+
 void NetServer::Accept(tcp::acceptor& acceptor) {
   const std::size_t i = NextContext();
   acceptor.async_accept(
       *contexts_[i], [this, &acceptor, i](const boost::system::error_code& ec, tcp::socket socket) {
         if (stopping_.load()) return;
-        if (!ec) {
-          const std::size_t max = state_.maxclients();
-          if (state_.client_count() >= max) {
-            state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
-            boost::system::error_code ignored;
-            static constexpr std::string_view kFull = "-ERR max number of clients reached\r\n";
-            asio::write(socket, asio::buffer(kFull.data(), kFull.size()), ignored);
-            socket.close(ignored);
-          } else {
-            std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *passes_[i])
-                ->Start();
-          }
+        if (OutOfResources(ec)) return BackOff(acceptor, ec);
+        if (accept_failing_.exchange(false)) {
+          std::fprintf(stderr, "cairn-server: accepting connections again\n");
         }
+        if (!ec) Admit(std::move(socket), i);
         Accept(acceptor);
       });
+}
+
+void NetServer::Admit(tcp::socket socket, std::size_t context) {
+  boost::system::error_code peer_error;
+  const tcp::endpoint peer = socket.remote_endpoint(peer_error);
+  if (state_.client_count() >= state_.maxclients()) {
+    state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+    return Refuse(socket, "ERR max number of clients reached");
+  }
+  if (state_.DeniesRemoteClients() && (peer_error || !IsLoopback(peer.address()))) {
+    state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
+    return Refuse(socket, DeniedError());
+  }
+  std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *passes_[context])
+      ->Start();
+}
+
+void NetServer::BackOff(tcp::acceptor& acceptor, const boost::system::error_code& ec) {
+  // Logged once per run of failures, not once per try.
+  if (!accept_failing_.exchange(true)) {
+    std::fprintf(stderr,
+                 "cairn-server: cannot accept connections: %s; trying again every %lld ms "
+                 "(raise the open-file limit, ulimit -n, or lower maxclients)\n",
+                 ec.message().c_str(), static_cast<long long>(kAcceptBackoff.count()));
+  }
+  auto timer = std::make_shared<asio::steady_timer>(acceptor.get_executor(), kAcceptBackoff);
+  timer->async_wait([this, &acceptor, timer](const boost::system::error_code&) {
+    if (!stopping_.load()) Accept(acceptor);
+  });
 }
 
 void NetServer::Run() {
@@ -113,7 +160,9 @@ void NetServer::Stop() {
   asio::post(*contexts_[0], [this] {
     boost::system::error_code ec;
     for (auto& acceptor : acceptors_) acceptor->close(ec);
-    // Each connection closes on its own thread, after the command it may be running.
+    // Each connection closes on its own thread, after the command it may be running; a
+    // script still running is stopped (and rolled back) so that its connection can close.
+    state_.running_scripts().KillAll();
     state_.KillClients([](const Session&) { return true; });
     for (auto& guard : guards_) guard.reset();
   });

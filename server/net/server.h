@@ -34,6 +34,11 @@ class NetServer {
 
  private:
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
+  // Starts a connection for an accepted socket on io_context `context`, or refuses it (one
+  // error line, then closed): over maxclients, or a non-loopback client in protected mode.
+  void Admit(boost::asio::ip::tcp::socket socket, std::size_t context);
+  // After an accept failed for want of descriptors or memory: accepts again a little later.
+  void BackOff(boost::asio::ip::tcp::acceptor& acceptor, const boost::system::error_code& ec);
   std::size_t NextContext();  // The index of the io_context for the next connection.
 
   ServerState& state_;
@@ -46,6 +51,7 @@ class NetServer {
   ParkedThreads parked_threads_;
   std::size_t next_ = 0;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> accept_failing_{false};  // BackOff logged a failure not yet over.
 };
 
 // The io thread count for the `threads` setting: as set, or for 0 half the cores, at least one

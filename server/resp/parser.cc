@@ -130,9 +130,13 @@ std::size_t ReadBulk(std::string_view input, std::size_t pos, const Limits& limi
       return kNpos;
   }
   std::int64_t declared = 0;
-  if (!ParseInt64(header.number, &declared) || declared < 0 ||
-      static_cast<std::uint64_t>(declared) > limits.max_bulk_len) {
+  if (!ParseInt64(header.number, &declared) || declared < 0) {
     *failure = Error("invalid bulk length");
+    return kNpos;
+  }
+  if (static_cast<std::uint64_t>(declared) > limits.max_bulk_len) {
+    *failure =
+        Error(limits.unauthenticated ? "unauthenticated bulk length" : "invalid bulk length");
     return kNpos;
   }
   const auto length = static_cast<std::size_t>(declared);
@@ -172,9 +176,10 @@ ParseResult ParseMultibulk(std::string_view input, const Limits& limits,
       return Error("invalid multibulk length");
   }
   std::int64_t count = 0;
-  if (!ParseInt64(header.number, &count) ||
-      (count > 0 && static_cast<std::uint64_t>(count) > limits.max_args)) {
-    return Error("invalid multibulk length");
+  if (!ParseInt64(header.number, &count)) return Error("invalid multibulk length");
+  if (count > 0 && static_cast<std::uint64_t>(count) > limits.max_args) {
+    return Error(limits.unauthenticated ? "unauthenticated multibulk length"
+                                        : "invalid multibulk length");
   }
   // Redis skips "*0" and "*-1" as empty commands rather than refusing them.
   if (count <= 0) return Finished(ParseStatus::kEmpty, header.next);

@@ -25,6 +25,20 @@ struct Limits {
   std::size_t max_args = 1024 * 1024;
   // Longest inline command line, and longest header line ("*<n>" or "$<n>"). Default: 64 KiB.
   std::size_t max_inline_len = 64 * 1024;
+  // The limits are those of a client that has not authenticated (Unauthenticated()): errors
+  // say so, as Redis's do.
+  bool unauthenticated = false;
+
+  // What a client may send before AUTH when a password is set, as in Redis: at most 10
+  // arguments of at most 16 KiB each, so that nobody can make the server hold much memory
+  // without the password.
+  static Limits Unauthenticated() {
+    Limits limits;
+    limits.max_bulk_len = 16 * 1024;
+    limits.max_args = 10;
+    limits.unauthenticated = true;
+    return limits;
+  }
 };
 
 enum class ParseStatus {

@@ -47,4 +47,8 @@ class ReplyWriter {
   int protocol_;
 };
 
+// Whether the reply that starts at reply's first byte is an error (ReplyWriter writes every
+// error, in both protocols, as a simple error).
+inline bool IsErrorReply(std::string_view reply) { return !reply.empty() && reply.front() == '-'; }
+
 }  // namespace cairn::server::resp

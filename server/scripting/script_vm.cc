@@ -126,12 +126,25 @@ ScriptVm::ScriptVm(std::size_t memory_limit)
 
 ScriptVm::~ScriptVm() { lua_close(L_); }
 
-void ScriptVm::Follow(std::uint64_t cache_epoch) {
-  if (cache_epoch == epoch_) return;
-  epoch_ = cache_epoch;
-  for (const auto& [sha, compiled] : compiled_)
-    luaL_unref(L_, LUA_REGISTRYINDEX, compiled.function);
-  compiled_.clear();
+void ScriptVm::Follow(std::uint64_t cache_epoch, std::uint64_t cache_evictions,
+                      const std::function<bool(std::string_view sha)>& cached) {
+  if (cache_epoch != epoch_) {
+    epoch_ = cache_epoch;
+    evictions_ = cache_evictions;
+    for (const auto& [sha, compiled] : compiled_) {
+      luaL_unref(L_, LUA_REGISTRYINDEX, compiled.function);
+    }
+    compiled_.clear();
+    lua_gc(L_, LUA_GCCOLLECT, 0);
+    return;
+  }
+  if (cache_evictions == evictions_) return;
+  evictions_ = cache_evictions;
+  std::erase_if(compiled_, [&](const auto& entry) {
+    if (cached(entry.first)) return false;
+    luaL_unref(L_, LUA_REGISTRYINDEX, entry.second.function);
+    return true;
+  });
   lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 

@@ -50,8 +50,11 @@ class ScriptVm {
   ScriptVm(const ScriptVm&) = delete;
   ScriptVm& operator=(const ScriptVm&) = delete;
 
-  // Drops every compiled function when the cache's epoch has moved on (SCRIPT FLUSH).
-  void Follow(std::uint64_t cache_epoch);
+  // Catches up with the server's script cache: drops every compiled function when the cache's
+  // epoch has moved on (SCRIPT FLUSH), and those of scripts the cache no longer has when its
+  // eviction count has (`cached` tells which it has).
+  void Follow(std::uint64_t cache_epoch, std::uint64_t cache_evictions,
+              const std::function<bool(std::string_view sha)>& cached);
 
   struct Compiled {
     bool no_writes = false;  // "#!lua flags=no-writes": runs as a read-only script.
@@ -75,6 +78,7 @@ class ScriptVm {
   std::size_t memory_limit_;
   lua_State* L_ = nullptr;
   std::uint64_t epoch_ = 0;
+  std::uint64_t evictions_ = 0;
   std::unordered_map<std::string, Compiled, StringHash, std::equal_to<>> compiled_;
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scripting/lua_values.h"
+#include "scripting/script_cache.h"
 #include "scripting/sha1.h"
 
 namespace cairn::server::scripting {
@@ -207,13 +208,65 @@ TEST(ScriptVmTest, TheKillFlagStopsARunningLoop) {
 
 TEST(ScriptVmTest, AFlushedCacheDropsCompiledScripts) {
   ScriptVm vm(0);
-  vm.Follow(1);
+  const auto all = [](std::string_view) { return true; };
+  vm.Follow(1, 0, all);
   ASSERT_FALSE(vm.Compile("abc", "return 1").has_value());
   EXPECT_NE(vm.Find("abc"), nullptr);
-  vm.Follow(1);
+  vm.Follow(1, 0, all);
   EXPECT_NE(vm.Find("abc"), nullptr);
-  vm.Follow(2);
+  vm.Follow(2, 0, all);
   EXPECT_EQ(vm.Find("abc"), nullptr);
+}
+
+TEST(ScriptVmTest, ScriptsTheCacheEvictedAreDroppedAndTheOthersKept) {
+  ScriptVm vm(0);
+  vm.Follow(1, 0, [](std::string_view) { return true; });
+  ASSERT_FALSE(vm.Compile("old", "return 1").has_value());
+  ASSERT_FALSE(vm.Compile("kept", "return 2").has_value());
+  const auto only_kept = [](std::string_view sha) { return sha == "kept"; };
+  vm.Follow(1, 0, only_kept);  // No eviction since: nothing is looked up or dropped.
+  EXPECT_NE(vm.Find("old"), nullptr);
+  vm.Follow(1, 1, only_kept);
+  EXPECT_EQ(vm.Find("old"), nullptr);
+  EXPECT_NE(vm.Find("kept"), nullptr);
+}
+
+TEST(ScriptCacheTest, EvalScriptsAreEvictedOldestFirstAndLoadedOnesStay) {
+  ScriptCache cache;
+  const auto name = [](std::size_t i) { return Sha1Hex("return " + std::to_string(i)); };
+  const auto body = [](std::size_t i) { return "return " + std::to_string(i); };
+  cache.Add(Sha1Hex("loaded"), "loaded", /*loaded=*/true);
+  cache.Add(name(0), body(0), /*loaded=*/false);
+  cache.Add(name(0), body(0), /*loaded=*/true);  // SCRIPT LOAD of an EVAL'ed one keeps it.
+  for (std::size_t i = 1; i <= ScriptCache::kEvalScripts + 10; ++i) {
+    cache.Add(name(i), body(i), /*loaded=*/false);
+  }
+  EXPECT_EQ(cache.evictions(), 10u);
+  EXPECT_EQ(cache.size(), ScriptCache::kEvalScripts + 2);
+  EXPECT_TRUE(cache.Contains(Sha1Hex("loaded")));
+  EXPECT_TRUE(cache.Contains(name(0)));
+  for (std::size_t i = 1; i <= 10; ++i) EXPECT_FALSE(cache.Contains(name(i))) << i;
+  EXPECT_TRUE(cache.Contains(name(11)));
+  EXPECT_TRUE(cache.Contains(name(ScriptCache::kEvalScripts + 10)));
+}
+
+TEST(ScriptCacheTest, EvalScriptBytesAreBoundedButTheNewestStays) {
+  ScriptCache cache;
+  const std::string big(ScriptCache::kEvalScriptBytes / 2 + 1, 'x');
+  const std::string a = "--a" + big;
+  const std::string b = "--b" + big;
+  cache.Add(Sha1Hex(a), a, false);
+  cache.Add(Sha1Hex(b), b, false);
+  EXPECT_FALSE(cache.Contains(Sha1Hex(a)));
+  EXPECT_TRUE(cache.Contains(Sha1Hex(b)));
+  EXPECT_LE(cache.body_bytes(), ScriptCache::kEvalScriptBytes);
+  const std::string huge(ScriptCache::kEvalScriptBytes * 2, 'y');
+  cache.Add(Sha1Hex(huge), huge, false);
+  EXPECT_TRUE(cache.Contains(Sha1Hex(huge)));  // About to run: never evicted by itself.
+  EXPECT_FALSE(cache.Contains(Sha1Hex(b)));
+  cache.Flush();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.body_bytes(), 0u);
 }
 
 TEST(ScriptVmTest, RedisLogReachesTheHost) {

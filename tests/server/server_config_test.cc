@@ -811,10 +811,13 @@ TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
       {"maxclients", "10000"},
       {"timeout", "0"},
       {"proto-max-bulk-len", "536870912"},
+      {"client-query-buffer-limit", "1073741824"},
+      {"tcp-keepalive", "300"},
       {"protected-mode", "yes"},
       {"logfile", ""},
       {"row-cache", "33554432"},
       {"lua-time-limit", "5000"},
+      {"busy-reply-threshold", "5000"},
       {"lua-memory-limit", "67108864"},
       {"client-output-buffer-limit",
        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
@@ -835,7 +838,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
         {"durability", "everysec"},
         {"busy-reply-threshold", "5000"}}},
       {"?ir", {{"dir", "./cairn-data"}}},
-      {"t*", {{"threads", "0"}, {"timeout", "0"}}},
+      {"t*", {{"threads", "0"}, {"timeout", "0"}, {"tcp-keepalive", "300"}}},
       {"dur*", {{"durability", "everysec"}}},
       // The alias answers under its own name, and only when the real name does not match.
       {"appendfsync", {{"appendfsync", "everysec"}}},
@@ -847,7 +850,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 15u);
+  EXPECT_EQ(GetParameters("*", config).size(), 18u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -895,6 +898,7 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
     std::string shown = value.empty() ? "\"\"" : value;
     if (name == "proto-max-bulk-len") shown = "512mb";  // Sizes are shown with a unit.
     if (name == "row-cache") shown = "32mb";
+    if (name == "client-query-buffer-limit") shown = "1gb";
     if (name == "lua-memory-limit") shown = "64mb";
     if (name == "client-output-buffer-limit")
       shown = "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60";
