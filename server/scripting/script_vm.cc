@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "scripting/lua_values.h"
+#include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
 
 namespace cairn::server::scripting {
@@ -11,7 +12,7 @@ namespace {
 
 // Instructions between two looks at the clock and the kill flag: about a millisecond of a
 // busy loop, and no measurable cost to a short script.
-constexpr int kHookEvery = 100000;
+constexpr int kHookEvery = kStepsPerCheck;
 
 void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   auto* vm = static_cast<VmState*>(ud);
@@ -30,24 +31,6 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   if (out == nullptr) return nullptr;
   vm->used = vm->used - osize + nsize;
   return out;
-}
-
-void Hook(lua_State* L, lua_Debug*) {
-  VmState* vm = StateOf(L);
-  if (vm->stop == VmState::Stop::kNone) {
-    if (vm->on_tick != nullptr) (*vm->on_tick)();
-    if (vm->kill != nullptr && vm->kill->load(std::memory_order_relaxed)) {
-      vm->stop = VmState::Stop::kKilled;
-    } else if (vm->has_deadline && std::chrono::steady_clock::now() >= vm->deadline) {
-      vm->stop = VmState::Stop::kTimedOut;
-    } else {
-      return;
-    }
-    // From now on raise at every instruction, so that a pcall in the script cannot keep it
-    // running.
-    lua_sethook(L, Hook, LUA_MASKCOUNT, 1);
-  }
-  luaL_error(L, "script stopped");
 }
 
 // The error handler of a run: turns the error into the reply text Redis gives,
@@ -181,7 +164,7 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
         std::chrono::steady_clock::now() + std::chrono::milliseconds(request.time_limit_ms);
   }
   if (vm.has_deadline || vm.kill != nullptr || vm.on_tick != nullptr) {
-    lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
+    lua_sethook(L, StopHook, LUA_MASKCOUNT, kHookEvery);
   }
 
   // The memory limit holds while the script's own code runs (protected calls, whose memory
