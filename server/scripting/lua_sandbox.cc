@@ -4,6 +4,9 @@
 //   getfenv, setfenv, print or newproxy;
 // - loadstring and load refuse precompiled chunks (Lua 5.1 does not verify bytecode, so a
 //   crafted chunk could escape the sandbox);
+// - the functions of Lua's libraries that a script could crash or hang the server with
+//   (unpack, string.rep, the pattern functions, the table functions that loop) are our own
+//   versions (lua_core_lib.h);
 // - globals are read-only: reading an unknown global is an error, and so is any assignment
 //   to a global or to a library table, so that no script can leave state (or a trap) behind
 //   for the next one. Stock Lua 5.1 has no read-only tables, so scripts see proxies: the
@@ -12,6 +15,8 @@
 //   raise "Attempt to modify a readonly table" (rawset is guarded too).
 #include <cstring>
 
+#include "scripting/lua_core_lib.h"
+#include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
 
 extern "C" {
@@ -127,13 +132,17 @@ int GuardedLoadstring(lua_State* L) {
   return 2;
 }
 
-// load(f [, name]): gathers the pieces f returns, then loads them as loadstring does.
+// load(f [, name]): gathers the pieces f returns, then loads them as loadstring does. A C
+// function that returns "" forever (load(string.char)) would keep this loop in C for good:
+// it counts its steps like our other loops (stop_check.h).
 int GuardedLoad(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   const char* name = luaL_optstring(L, 2, "=(load)");
+  StepCounter steps(L);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   while (true) {
+    steps.Add();
     lua_pushvalue(L, 1);
     lua_call(L, 0, 1);
     if (lua_isnil(L, -1)) {
@@ -178,6 +187,16 @@ void ProtectLibrary(lua_State* L, int globals, const char* name) {
   lua_pop(L, 1);  // the real table
 }
 
+// Our versions of Lua's functions that a script could crash or hang (lua_core_lib.h).
+void InstallCoreReplacements(lua_State* L, int globals) {
+  lua_getfield(L, globals, LUA_STRLIBNAME);
+  InstallPatternFunctions(L, lua_gettop(L));
+  InstallStringRep(L, lua_gettop(L));
+  lua_getfield(L, globals, LUA_TABLIBNAME);
+  InstallTableFunctions(L, lua_gettop(L), globals);
+  lua_pop(L, 2);
+}
+
 void OpenLibrary(lua_State* L, lua_CFunction open, const char* name) {
   lua_pushcfunction(L, open);
   lua_pushstring(L, name);
@@ -198,6 +217,7 @@ void OpenSandbox(lua_State* L) {
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
+  InstallCoreReplacements(L, globals);
   for (const char* name :
        {"dofile", "loadfile", "getfenv", "setfenv", "print", "newproxy", "module", "require"}) {
     lua_pushnil(L);

@@ -56,6 +56,11 @@ inline VmState* StateOf(lua_State* L) {
   return static_cast<VmState*>(ud);
 }
 
+// What the state may still allocate under its memory limit (when it has one).
+inline std::size_t MemoryHeadroom(const VmState& vm) {
+  return vm.used < vm.limit ? vm.limit - vm.used : 0;
+}
+
 // Registry keys.
 inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
 inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true
