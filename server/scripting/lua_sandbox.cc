@@ -126,7 +126,14 @@ int GuardedLoadstring(lua_State* L) {
     lua_pushstring(L, "loading precompiled chunks is not allowed");
     return 2;
   }
-  if (luaL_loadbuffer(L, s, len, name) == 0) return 1;
+  // The parser makes the chunk name a Lua string and holds it unanchored while it runs, so a
+  // collection step could free it (CVE-2025-49844). The same text pushed here is the same
+  // interned string, which the stack keeps alive. (The name is read up to its first '\0',
+  // so it is not always argument 1 or 2 itself.)
+  lua_pushstring(L, name);
+  const int status = luaL_loadbuffer(L, s, len, name);
+  lua_remove(L, -2);  // The name.
+  if (status == 0) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);  // nil, message
   return 2;

@@ -126,9 +126,22 @@ const ScriptVm::Compiled* ScriptVm::Find(std::string_view sha) const {
 std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_view script) {
   const ScriptHeader header = ReadScriptHeader(script);
   if (!header.error.empty()) return header.error;
+  // luaL_loadbuffer would load a precompiled chunk, which Lua 5.1 runs unverified: a crafted
+  // one escapes the sandbox. Redis compiles every body as source text, where ESC is a
+  // syntax error; this is the error it gives. (After a "#!lua" line the body starts with
+  // '\n', and the parser gives the same error for line 2 itself.)
+  if (!header.body.empty() && header.body[0] == LUA_SIGNATURE[0]) {
+    return "ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+           "'char(27)'";
+  }
+  // The chunk name stays on the stack while the parser runs: the parser interns it without
+  // anchoring it, and a collection step could free it under it (CVE-2025-49844).
+  static constexpr char kChunkName[] = "@user_script";
+  lua_pushstring(L_, kChunkName);
   state_->limit = memory_limit_;
-  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), "@user_script");
+  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), kChunkName);
   state_->limit = 0;
+  lua_remove(L_, -2);  // The chunk name.
   if (status != 0) {
     std::string error = "ERR Error compiling script (new function): ";
     if (status == LUA_ERRMEM) {
