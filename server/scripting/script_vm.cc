@@ -14,6 +14,17 @@ namespace {
 // busy loop, and no measurable cost to a short script.
 constexpr int kHookEvery = kStepsPerCheck;
 
+// The largest reply a script may return, for its memory limit. A reply of distinct values is
+// no larger than the heap that holds them: a string takes more heap than reply, and every value
+// in a table a slot of 16 bytes at least. A larger reply repeats the same strings or tables.
+constexpr std::size_t kReplyBytesPerHeapByte = 2;
+constexpr std::size_t kHeapBytesPerReplyValue = 16;
+
+// Lua 5.1's defaults for the collector's pause and step multiplier (LUAI_GCPAUSE, LUAI_GCMUL),
+// which collectgarbage('setpause'/'setstepmul') changes for the whole state.
+constexpr int kGcPause = 200;
+constexpr int kGcStepMultiplier = 200;
+
 void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   auto* vm = static_cast<VmState*>(ud);
   if (nsize == 0) {
@@ -226,8 +237,23 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
     const char* s = lua_tolstring(L, -1, &len);
     reply.Error(s != nullptr ? std::string_view(s, len) : std::string_view("ERR script failed"));
     outcome = ScriptOutcome::kFailed;
-  } else if (!WriteLuaValue(L, -1, reply, vm.resp)) {
-    outcome = ScriptOutcome::kFailed;
+  } else {
+    const ReplyBounds bounds{memory_limit_ * kReplyBytesPerHeapByte,
+                             memory_limit_ / kHeapBytesPerReplyValue};
+    switch (WriteLuaValue(L, -1, reply, vm.resp, bounds)) {
+      case WriteOutcome::kWritten:
+        break;
+      case WriteOutcome::kTooDeep:
+        reply.Error("ERR reached lua stack limit");
+        outcome = ScriptOutcome::kFailed;
+        break;
+      case WriteOutcome::kTooLarge:
+        reply.Error("ERR Script reply larger than its memory could hold (lua-memory-limit " +
+                    std::to_string(memory_limit_) +
+                    " bytes): it repeats the same tables or strings; its writes were rolled back");
+        outcome = ScriptOutcome::kFailed;
+        break;
+    }
   }
   lua_settop(L, base);
   vm.host = nullptr;
@@ -241,6 +267,10 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_pushnil(L);
   SetGlobal(L, vm.argv_name_ref);
   lua_gc(L, LUA_GCRESTART, 0);
+  // Nor tuned: a script's collectgarbage('setpause', 1e9) would leave the collector idle for
+  // every later script, which would then run out of memory on garbage.
+  lua_gc(L, LUA_GCSETPAUSE, kGcPause);
+  lua_gc(L, LUA_GCSETSTEPMUL, kGcStepMultiplier);
   return outcome;
 }
 
