@@ -117,10 +117,10 @@ int Foreachi(lua_State* L) {
   const int n = Length(L, 1);
   luaL_checktype(L, 2, LUA_TFUNCTION);
   StepCounter steps(L);
-  for (int i = 1; i <= n; ++i) {
+  for (std::int64_t i = 1; i <= n; ++i) {
     lua_pushvalue(L, 2);
-    lua_pushinteger(L, i);
-    lua_rawgeti(L, 1, i);
+    lua_pushinteger(L, static_cast<lua_Integer>(i));
+    lua_rawgeti(L, 1, static_cast<int>(i));
     lua_call(L, 2, 1);
     if (!lua_isnil(L, -1)) return 1;
     lua_pop(L, 1);

@@ -22,13 +22,15 @@
 namespace cairn::server::scripting {
 namespace {
 
-class NoCommands final : public ScriptHost {
+// Answers every command with `reply`.
+class CannedHost final : public ScriptHost {
  public:
-  bool Call(const std::vector<std::string_view>&, int, std::string* reply) override {
-    *reply += "+OK\r\n";
+  bool Call(const std::vector<std::string_view>&, int, std::string* out) override {
+    *out += reply;
     return true;
   }
   void Log(int, std::string_view) override {}
+  std::string reply = "+OK\r\n";
 };
 
 struct Limits {
@@ -41,14 +43,16 @@ struct Ran {
   std::string reply;
 };
 
-Ran RunScript(ScriptVm& vm, const std::string& body, Limits limits = {}) {
+Ran RunScript(ScriptVm& vm, const std::string& body, Limits limits = {},
+              const std::string& command_reply = "+OK\r\n") {
   const std::string sha = Sha1Hex(body);
   if (vm.Find(sha) == nullptr) {
     if (std::optional<std::string> error = vm.Compile(sha, body)) {
       return {ScriptOutcome::kFailed, *error};
     }
   }
-  NoCommands host;
+  CannedHost host;
+  host.reply = command_reply;
   ScriptRequest request;
   request.sha = sha;
   request.kill = limits.kill;
@@ -232,6 +236,39 @@ TEST(LuaCoreTest, OutputsBuiltOutsideTheHeapAreBounded) {
                       "return {#cmsgpack.pack(t), #struct.pack(string.rep('c0', 100), unpack(t))}")
                 .reply,
             "*2\r\n:100303\r\n:100000\r\n");
+  ExpectUsable(vm);
+}
+
+TEST(LuaCoreTest, DeepNestingIsAnErrorNotACrash) {
+  ScriptVm vm(64 << 20);
+  // A command reply nested past kMaxNesting (1000), and one just inside it.
+  auto nested = [](int depth) {
+    std::string r;
+    for (int i = 0; i < depth; ++i) r += "*1\r\n";
+    return r + ":7\r\n";
+  };
+  const Ran deep = RunScript(vm, "return redis.pcall('x')", {}, nested(5000));
+  EXPECT_TRUE(StartsWith(deep.reply, "-ERR user_script:1: reply nested deeper than 1000 levels"))
+      << deep.reply;
+  EXPECT_EQ(RunScript(vm,
+                      "local r = redis.call('x') local d = 0 "
+                      "while type(r) == 'table' do r = r[1] d = d + 1 end return {d, r}",
+                      {}, nested(1000))
+                .reply,
+            "*2\r\n:1000\r\n:7\r\n");
+  // cmsgpack.unpack of arrays nested as deep as Lua's stack allows, and deeper.
+  EXPECT_EQ(RunScript(vm,
+                      "local t = cmsgpack.unpack(string.rep('\\145', 7900) .. '\\1') "
+                      "local d = 0 while type(t) == 'table' do t = t[1] d = d + 1 end return d")
+                .reply,
+            ":7900\r\n");
+  const Ran unpacked = RunScript(vm, "return cmsgpack.unpack(string.rep('\\145', 100000))");
+  EXPECT_TRUE(StartsWith(unpacked.reply, "-ERR user_script:1: stack overflow")) << unpacked.reply;
+  // Source nested past the parser's limit, and a table nested 2000 deep as a reply.
+  const Ran parsed =
+      RunScript(vm, "return select(2, loadstring('return ' .. string.rep('(', 10000) .. '1'))");
+  EXPECT_NE(parsed.reply.find("chunk has too many syntax levels"), std::string::npos)
+      << parsed.reply;
   ExpectUsable(vm);
 }
 
