@@ -35,7 +35,8 @@ void PutHeader(std::string& out, std::size_t n, unsigned char fix, int fix_limit
   }
 }
 
-void PackString(std::string& out, const char* s, std::size_t len) {
+void PackString(lua_State* L, std::string& out, const char* s, std::size_t len) {
+  CheckFitsInHeap(L, out.size() + len);
   if (len < 32) {
     out.push_back(static_cast<char>(0xa0 | len));
   } else if (len <= 0xff) {
@@ -138,11 +139,12 @@ void PackTable(lua_State* L, int index, std::string& out, int level) {
 }
 
 void Pack(lua_State* L, int index, std::string& out, int level) {
+  CheckFitsInHeap(L, out.size());  // Every value adds a byte at least: this bounds the time too.
   switch (lua_type(L, index)) {
     case LUA_TSTRING: {
       std::size_t len = 0;
       const char* s = lua_tolstring(L, index, &len);
-      return PackString(out, s, len);
+      return PackString(L, out, s, len);
     }
     case LUA_TNUMBER:
       return PackNumber(out, lua_tonumber(L, index));

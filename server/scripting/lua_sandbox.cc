@@ -4,6 +4,9 @@
 //   getfenv, setfenv, print or newproxy;
 // - loadstring and load refuse precompiled chunks (Lua 5.1 does not verify bytecode, so a
 //   crafted chunk could escape the sandbox);
+// - the functions of Lua's libraries that a script could crash or hang the server with
+//   (unpack, string.rep, the pattern functions, the table functions that loop) are our own
+//   versions (lua_core_lib.h);
 // - globals are read-only: reading an unknown global is an error, and so is any assignment
 //   to a global or to a library table, so that no script can leave state (or a trap) behind
 //   for the next one. Stock Lua 5.1 has no read-only tables, so scripts see proxies: the
@@ -12,6 +15,8 @@
 //   raise "Attempt to modify a readonly table" (rawset is guarded too).
 #include <cstring>
 
+#include "scripting/lua_core_lib.h"
+#include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
 
 extern "C" {
@@ -121,19 +126,30 @@ int GuardedLoadstring(lua_State* L) {
     lua_pushstring(L, "loading precompiled chunks is not allowed");
     return 2;
   }
-  if (luaL_loadbuffer(L, s, len, name) == 0) return 1;
+  // The parser makes the chunk name a Lua string and holds it unanchored while it runs, so a
+  // collection step could free it (CVE-2025-49844). The same text pushed here is the same
+  // interned string, which the stack keeps alive. (The name is read up to its first '\0',
+  // so it is not always argument 1 or 2 itself.)
+  lua_pushstring(L, name);
+  const int status = luaL_loadbuffer(L, s, len, name);
+  lua_remove(L, -2);  // The name.
+  if (status == 0) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);  // nil, message
   return 2;
 }
 
-// load(f [, name]): gathers the pieces f returns, then loads them as loadstring does.
+// load(f [, name]): gathers the pieces f returns, then loads them as loadstring does. A C
+// function that returns "" forever (load(string.char)) would keep this loop in C for good:
+// it counts its steps like our other loops (stop_check.h).
 int GuardedLoad(lua_State* L) {
   luaL_checktype(L, 1, LUA_TFUNCTION);
   const char* name = luaL_optstring(L, 2, "=(load)");
+  StepCounter steps(L);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   while (true) {
+    steps.Add();
     lua_pushvalue(L, 1);
     lua_call(L, 0, 1);
     if (lua_isnil(L, -1)) {
@@ -178,6 +194,16 @@ void ProtectLibrary(lua_State* L, int globals, const char* name) {
   lua_pop(L, 1);  // the real table
 }
 
+// Our versions of Lua's functions that a script could crash or hang (lua_core_lib.h).
+void InstallCoreReplacements(lua_State* L, int globals) {
+  lua_getfield(L, globals, LUA_STRLIBNAME);
+  InstallPatternFunctions(L, lua_gettop(L));
+  InstallStringRep(L, lua_gettop(L));
+  lua_getfield(L, globals, LUA_TABLIBNAME);
+  InstallTableFunctions(L, lua_gettop(L), globals);
+  lua_pop(L, 2);
+}
+
 void OpenLibrary(lua_State* L, lua_CFunction open, const char* name) {
   lua_pushcfunction(L, open);
   lua_pushstring(L, name);
@@ -198,6 +224,7 @@ void OpenSandbox(lua_State* L) {
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
+  InstallCoreReplacements(L, globals);
   for (const char* name :
        {"dofile", "loadfile", "getfenv", "setfenv", "print", "newproxy", "module", "require"}) {
     lua_pushnil(L);

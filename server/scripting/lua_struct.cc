@@ -148,6 +148,7 @@ int Pack(lua_State* L) {
   std::string out;
   int arg = 2;
   while (*fmt != '\0') {
+    CheckFitsInHeap(L, out.size());
     const char opt = *fmt++;
     int size = OptionSize(L, opt, &fmt);
     out.append(static_cast<std::size_t>(PaddingFor(out.size(), h, opt, size)), '\0');
@@ -172,6 +173,7 @@ int Pack(lua_State* L) {
         if (size == 0) size = static_cast<int>(len);
         // Names the argument after the string, as the library Redis bundles does.
         luaL_argcheck(L, len >= static_cast<std::size_t>(size), arg, "string too short");
+        CheckFitsInHeap(L, out.size() + static_cast<std::size_t>(size));
         out.append(s, static_cast<std::size_t>(size));
         if (opt == 's') out.push_back('\0');
         break;

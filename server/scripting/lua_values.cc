@@ -133,10 +133,19 @@ bool StringField(lua_State* L, int index, const char* name, std::string_view* ou
   return found;
 }
 
-bool Write(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int depth);
+// What every level of one WriteLuaValue shares.
+struct WriteContext {
+  int script_resp;
+  std::size_t start;  // Where the reply starts in the output buffer.
+  ReplyBounds bounds;
+  std::size_t values = 0;
+  bool too_large = false;
+};
+
+bool Write(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& ctx, int depth);
 
 // Writes the pairs (map) or keys (set) of the table at `index`.
-bool WritePairs(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int depth,
+bool WritePairs(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& ctx, int depth,
                 bool map) {
   std::size_t n = 0;
   lua_pushnil(L);
@@ -155,8 +164,8 @@ bool WritePairs(lua_State* L, int index, resp::ReplyWriter& out, int script_resp
     // The key is at top - 1: write a copy (lua_tolstring would change a number key in place
     // and break lua_next).
     lua_pushvalue(L, top - 1);
-    const bool ok = Write(L, lua_gettop(L), out, script_resp, depth + 1) &&
-                    (!map || Write(L, top, out, script_resp, depth + 1));
+    const bool ok = Write(L, lua_gettop(L), out, ctx, depth + 1) &&
+                    (!map || Write(L, top, out, ctx, depth + 1));
     lua_settop(L, top - 1);
     if (!ok) {
       lua_pop(L, 1);
@@ -166,7 +175,7 @@ bool WritePairs(lua_State* L, int index, resp::ReplyWriter& out, int script_resp
   return true;
 }
 
-bool WriteTable(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int depth) {
+bool WriteTable(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& ctx, int depth) {
   std::string_view text;
   if (StringField(L, index, "err", &text)) {
     out.Error(text);
@@ -200,7 +209,7 @@ bool WriteTable(lua_State* L, int index, resp::ReplyWriter& out, int script_resp
     lua_pushstring(L, kind);
     lua_rawget(L, index);
     if (lua_type(L, -1) == LUA_TTABLE) {
-      const bool ok = WritePairs(L, lua_gettop(L), out, script_resp, depth, kind[0] == 'm');
+      const bool ok = WritePairs(L, lua_gettop(L), out, ctx, depth, kind[0] == 'm');
       lua_pop(L, 1);
       return ok;
     }
@@ -218,15 +227,21 @@ bool WriteTable(lua_State* L, int index, resp::ReplyWriter& out, int script_resp
   out.ArrayHeader(n);
   for (std::size_t i = 1; i <= n; ++i) {
     lua_rawgeti(L, index, static_cast<int>(i));
-    const bool ok = Write(L, lua_gettop(L), out, script_resp, depth + 1);
+    const bool ok = Write(L, lua_gettop(L), out, ctx, depth + 1);
     lua_pop(L, 1);
     if (!ok) return false;
   }
   return true;
 }
 
-bool Write(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int depth) {
+bool Write(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& ctx, int depth) {
   if (depth > kMaxNesting || !lua_checkstack(L, 8)) return false;
+  ++ctx.values;
+  if ((ctx.bounds.max_values != 0 && ctx.values > ctx.bounds.max_values) ||
+      (ctx.bounds.max_bytes != 0 && out.buffer()->size() - ctx.start > ctx.bounds.max_bytes)) {
+    ctx.too_large = true;
+    return false;
+  }
   switch (lua_type(L, index)) {
     case LUA_TSTRING: {
       std::size_t len = 0;
@@ -239,7 +254,7 @@ bool Write(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int
       return true;
     case LUA_TBOOLEAN: {
       const bool value = lua_toboolean(L, index) != 0;
-      if (script_resp == 3) {
+      if (ctx.script_resp == 3) {
         out.Boolean(value);
       } else if (value) {
         out.Integer(1);
@@ -249,7 +264,7 @@ bool Write(lua_State* L, int index, resp::ReplyWriter& out, int script_resp, int
       return true;
     }
     case LUA_TTABLE:
-      return WriteTable(L, index, out, script_resp, depth);
+      return WriteTable(L, index, out, ctx, depth);
     default:
       out.Null();
       return true;
@@ -272,13 +287,13 @@ void PushStatusTable(lua_State* L, std::string_view text) {
   lua_setfield(L, -2, "ok");
 }
 
-bool WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_resp) {
+WriteOutcome WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_resp,
+                           ReplyBounds bounds) {
   const int absolute = index > 0 || index <= LUA_REGISTRYINDEX ? index : lua_gettop(L) + index + 1;
-  const std::size_t start = out.buffer()->size();
-  if (Write(L, absolute, out, script_resp, 0)) return true;
-  out.buffer()->resize(start);  // Drop the headers written so far.
-  out.Error("ERR reached lua stack limit");
-  return false;
+  WriteContext ctx{script_resp, out.buffer()->size(), bounds};
+  if (Write(L, absolute, out, ctx, 0)) return WriteOutcome::kWritten;
+  out.buffer()->resize(ctx.start);  // Drop what was written so far.
+  return ctx.too_large ? WriteOutcome::kTooLarge : WriteOutcome::kTooDeep;
 }
 
 std::string FormatArgNumber(double n) {

@@ -31,9 +31,18 @@ void PushErrorTable(lua_State* L, std::string_view text);
 void PushStatusTable(lua_State* L, std::string_view text);
 
 // Writes the Lua value at `index` as a reply. `script_resp` is the script's protocol
-// (redis.setresp), which decides how booleans convert, as in Redis. Returns false, having
-// written an error reply in its place, for tables nested deeper than kMaxNesting.
-bool WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_resp);
+// (redis.setresp), which decides how booleans convert, as in Redis. Writes nothing when the
+// value cannot be written: tables nested deeper than kMaxNesting, or a reply past `bounds`. A
+// table may hold the same string or table many times, and each level of such a table can
+// multiply the reply: a few kilobytes of Lua can make a reply that would fill the memory and
+// take for ever to write; the bounds stop it.
+struct ReplyBounds {
+  std::size_t max_bytes = 0;   // 0: no bound.
+  std::size_t max_values = 0;  // Strings, numbers, tables, … at any depth. 0: no bound.
+};
+enum class WriteOutcome { kWritten, kTooDeep, kTooLarge };
+WriteOutcome WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int script_resp,
+                           ReplyBounds bounds = {});
 
 // Formats a Lua number given to redis.call as Redis does ("%.17g": 3 → "3", 0.1 →
 // "0.10000000000000001", 1e20 → "1e+20").

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "scripting/lua_values.h"
+#include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
 
 namespace cairn::server::scripting {
@@ -11,7 +12,18 @@ namespace {
 
 // Instructions between two looks at the clock and the kill flag: about a millisecond of a
 // busy loop, and no measurable cost to a short script.
-constexpr int kHookEvery = 100000;
+constexpr int kHookEvery = kStepsPerCheck;
+
+// The largest reply a script may return, for its memory limit. A reply of distinct values is
+// no larger than the heap that holds them: a string takes more heap than reply, and every value
+// in a table a slot of 16 bytes at least. A larger reply repeats the same strings or tables.
+constexpr std::size_t kReplyBytesPerHeapByte = 2;
+constexpr std::size_t kHeapBytesPerReplyValue = 16;
+
+// Lua 5.1's defaults for the collector's pause and step multiplier (LUAI_GCPAUSE, LUAI_GCMUL),
+// which collectgarbage('setpause'/'setstepmul') changes for the whole state.
+constexpr int kGcPause = 200;
+constexpr int kGcStepMultiplier = 200;
 
 void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   auto* vm = static_cast<VmState*>(ud);
@@ -30,24 +42,6 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
   if (out == nullptr) return nullptr;
   vm->used = vm->used - osize + nsize;
   return out;
-}
-
-void Hook(lua_State* L, lua_Debug*) {
-  VmState* vm = StateOf(L);
-  if (vm->stop == VmState::Stop::kNone) {
-    if (vm->on_tick != nullptr) (*vm->on_tick)();
-    if (vm->kill != nullptr && vm->kill->load(std::memory_order_relaxed)) {
-      vm->stop = VmState::Stop::kKilled;
-    } else if (vm->has_deadline && std::chrono::steady_clock::now() >= vm->deadline) {
-      vm->stop = VmState::Stop::kTimedOut;
-    } else {
-      return;
-    }
-    // From now on raise at every instruction, so that a pcall in the script cannot keep it
-    // running.
-    lua_sethook(L, Hook, LUA_MASKCOUNT, 1);
-  }
-  luaL_error(L, "script stopped");
 }
 
 // The error handler of a run: turns the error into the reply text Redis gives,
@@ -156,9 +150,22 @@ const ScriptVm::Compiled* ScriptVm::Find(std::string_view sha) const {
 std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_view script) {
   const ScriptHeader header = ReadScriptHeader(script);
   if (!header.error.empty()) return header.error;
+  // luaL_loadbuffer would load a precompiled chunk, which Lua 5.1 runs unverified: a crafted
+  // one escapes the sandbox. Redis compiles every body as source text, where ESC is a
+  // syntax error; this is the error it gives. (After a "#!lua" line the body starts with
+  // '\n', and the parser gives the same error for line 2 itself.)
+  if (!header.body.empty() && header.body[0] == LUA_SIGNATURE[0]) {
+    return "ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+           "'char(27)'";
+  }
+  // The chunk name stays on the stack while the parser runs: the parser interns it without
+  // anchoring it, and a collection step could free it under it (CVE-2025-49844).
+  static constexpr char kChunkName[] = "@user_script";
+  lua_pushstring(L_, kChunkName);
   state_->limit = memory_limit_;
-  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), "@user_script");
+  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), kChunkName);
   state_->limit = 0;
+  lua_remove(L_, -2);  // The chunk name.
   if (status != 0) {
     std::string error = "ERR Error compiling script (new function): ";
     if (status == LUA_ERRMEM) {
@@ -194,7 +201,7 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
         std::chrono::steady_clock::now() + std::chrono::milliseconds(request.time_limit_ms);
   }
   if (vm.has_deadline || vm.kill != nullptr || vm.on_tick != nullptr) {
-    lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
+    lua_sethook(L, StopHook, LUA_MASKCOUNT, kHookEvery);
   }
 
   // The memory limit holds while the script's own code runs (protected calls, whose memory
@@ -243,8 +250,23 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
     const char* s = lua_tolstring(L, -1, &len);
     reply.Error(s != nullptr ? std::string_view(s, len) : std::string_view("ERR script failed"));
     outcome = ScriptOutcome::kFailed;
-  } else if (!WriteLuaValue(L, -1, reply, vm.resp)) {
-    outcome = ScriptOutcome::kFailed;
+  } else {
+    const ReplyBounds bounds{memory_limit_ * kReplyBytesPerHeapByte,
+                             memory_limit_ / kHeapBytesPerReplyValue};
+    switch (WriteLuaValue(L, -1, reply, vm.resp, bounds)) {
+      case WriteOutcome::kWritten:
+        break;
+      case WriteOutcome::kTooDeep:
+        reply.Error("ERR reached lua stack limit");
+        outcome = ScriptOutcome::kFailed;
+        break;
+      case WriteOutcome::kTooLarge:
+        reply.Error("ERR Script reply larger than its memory could hold (lua-memory-limit " +
+                    std::to_string(memory_limit_) +
+                    " bytes): it repeats the same tables or strings; its writes were rolled back");
+        outcome = ScriptOutcome::kFailed;
+        break;
+    }
   }
   lua_settop(L, base);
   vm.host = nullptr;
@@ -258,6 +280,10 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_pushnil(L);
   SetGlobal(L, vm.argv_name_ref);
   lua_gc(L, LUA_GCRESTART, 0);
+  // Nor tuned: a script's collectgarbage('setpause', 1e9) would leave the collector idle for
+  // every later script, which would then run out of memory on garbage.
+  lua_gc(L, LUA_GCSETPAUSE, kGcPause);
+  lua_gc(L, LUA_GCSETSTEPMUL, kGcStepMultiplier);
   return outcome;
 }
 

@@ -56,6 +56,23 @@ inline VmState* StateOf(lua_State* L) {
   return static_cast<VmState*>(ud);
 }
 
+// What the state may still allocate under its memory limit (when it has one).
+inline std::size_t MemoryHeadroom(const VmState& vm) {
+  return vm.used < vm.limit ? vm.limit - vm.used : 0;
+}
+
+// For a library that builds a string outside the Lua heap (cmsgpack.pack, struct.pack): the
+// allocator never sees that buffer, and a small table can make it huge (the same string many
+// times over). Once it holds more than the heap could take as a string, raises the error an
+// allocation past the memory limit raises.
+inline void CheckFitsInHeap(lua_State* L, std::size_t bytes) {
+  VmState* vm = StateOf(L);
+  if (vm->limit == 0 || bytes <= MemoryHeadroom(*vm)) return;
+  vm->over_limit = true;
+  lua_pushliteral(L, "not enough memory");
+  lua_error(L);
+}
+
 // Registry keys.
 inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
 inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true

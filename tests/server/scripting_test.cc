@@ -1,5 +1,6 @@
 // Scripts end to end, over real sockets, each test with its own cairn-server: atomicity (a
-// script that fails part-way leaves nothing written), the time limit, the memory bound,
+// script that fails part-way leaves nothing written), the time limit and SCRIPT KILL (also
+// inside a slow pattern match), scripts that crashed stock Lua 5.1, the memory bound,
 // sandbox escapes, scripts inside MULTI, and the script cache across EVAL, EVALSHA and a
 // restart. Reply conversions and error texts are compared with Redis in differential_test
 // (corpus/scripting.txt).
@@ -129,6 +130,81 @@ TEST_F(ScriptingTest, ScriptKillReachesAScriptOnTheOnlyIoThread) {
   EXPECT_EQ(killer->Call({"SCRIPT", "KILL"}).ToString(),
             "(error) NOTBUSY No scripts in execution right now.");
   EXPECT_EQ(runner->Call({"EVAL", "return 'next'", "0"}).ToString(), "\"next\"");
+}
+
+TEST_F(ScriptingTest, ScriptKillStopsAScriptInsideTheMatcher) {
+  Start({"--threads", "1", "--lua-time-limit", "0"});
+  std::unique_ptr<RespClient> runner = Connect();
+  // Minutes of backtracking inside one string.find: no Lua instruction for the hook to see.
+  ASSERT_TRUE(runner->Send(RespClient::Encode(
+      {"EVAL",
+       "redis.call('set', 'k', 'partial') return string.find(string.rep('a', 2000), '.-.-.-.-b')",
+       "0"})));
+  std::unique_ptr<RespClient> killer = Connect();
+  Reply kill;
+  for (int attempt = 0; attempt < 10000; ++attempt) {
+    kill = killer->Call({"SCRIPT", "KILL"});
+    if (kill.ToString() == "OK") break;
+    ASSERT_EQ(kill.ToString(), "(error) NOTBUSY No scripts in execution right now.");
+  }
+  ASSERT_EQ(kill.ToString(), "OK");
+  const std::optional<Reply> killed = runner->Read();
+  ASSERT_TRUE(killed.has_value());
+  EXPECT_EQ(killed->str.rfind("ERR Script killed by user with SCRIPT KILL", 0), 0u)
+      << killed->ToString();
+  EXPECT_EQ(killer->Call({"EXISTS", "k"}).ToString(), "(integer) 0");
+  EXPECT_EQ(runner->Call({"EVAL", "return 'next'", "0"}).ToString(), "\"next\"");
+}
+
+TEST_F(ScriptingTest, TheTimeLimitStopsAScriptInsideTheMatcher) {
+  Start({"--lua-time-limit", "100"});
+  const Reply stopped =
+      Call({"EVAL", "return string.gsub(string.rep('a', 2000), '.-.-.-.-b', '')", "0"});
+  ASSERT_EQ(stopped.type, Reply::Type::kError) << stopped.ToString();
+  EXPECT_NE(stopped.str.find("lua-time-limit (100 ms)"), std::string::npos) << stopped.str;
+  EXPECT_EQ(Do({"EVAL", "return 'alive'", "0"}), "\"alive\"");
+}
+
+TEST_F(ScriptingTest, ScriptsThatCrashedStockLuaFailAndTheServerGoesOn) {
+  // A small heap: the bounds on replies and packed strings follow it, and are met sooner.
+  Start({"--lua-memory-limit", "8mb"});
+  const std::vector<std::pair<std::string, std::string>> scripts = {
+      {"return select('#', unpack({}, -2, 2147483647))", "too many results to unpack"},
+      {"return unpack({}, 0, 2147483647)", "too many results to unpack"},
+      {"return string.match(string.rep('a', 100000), string.rep('a?', 100000))",
+       "pattern too complex"},
+      {"return string.gsub(string.rep('a', 100000), string.rep('.-', 50000), 'b')",
+       "pattern too complex"},
+      {"return string.rep('x', 2^31 - 1)", "does not fit"},
+      {"local t = {} for i = 1, 100 do t = {t, t} end return t", "Script reply larger"},
+      {"local s = string.rep('x', 2^20) local t = {} for i = 1, 1000 do t[i] = s end "
+       "return cmsgpack.pack(t)",
+       "lua-memory-limit"},
+  };
+  for (const auto& [script, error] : scripts) {
+    const Reply r = Call({"EVAL", script, "0"});
+    ASSERT_EQ(r.type, Reply::Type::kError) << script << " → " << r.ToString();
+    EXPECT_NE(r.str.find(error), std::string::npos) << script << " → " << r.str;
+    ASSERT_EQ(Do({"PING"}), "PONG") << "after " << script;
+  }
+  // These stayed shallow in stock Lua too: plain results.
+  EXPECT_EQ(
+      Do({"EVAL", "return string.match(string.rep('a', 300000), string.rep('(a)', 30))", "0"}),
+      "\"a\"");
+  EXPECT_EQ(
+      Do({"EVAL", "return string.find(string.rep('a', 10), string.rep('%f[a]', 200000))", "0"}),
+      "(integer) 1");
+  // Precompiled bodies do not load, from EVAL or SCRIPT LOAD.
+  const std::string bytecode = std::string("\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00", 12);
+  for (const Args& command : {Args{"EVAL", bytecode, "0"}, Args{"SCRIPT", "LOAD", bytecode},
+                              Args{"EVAL", "#!lua\n" + bytecode, "0"}}) {
+    const Reply r = Call(command);
+    ASSERT_EQ(r.type, Reply::Type::kError) << r.ToString();
+    EXPECT_EQ(r.str.rfind("ERR Error compiling script (new function): user_script:", 0), 0u)
+        << r.str;
+    EXPECT_NE(r.str.find("unexpected symbol near 'char(27)'"), std::string::npos) << r.str;
+  }
+  EXPECT_EQ(Do({"EVAL", "return 'alive'", "0"}), "\"alive\"");
 }
 
 TEST_F(ScriptingTest, TheMemoryOfTheLuaStateIsBounded) {
