@@ -245,6 +245,8 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_pushnil(L);
   SetGlobal(L, vm.argv_name_ref);
   lua_gc(L, LUA_GCRESTART, 0);
+  // Nor may its cjson settings outlast it (most runs changed none).
+  if (vm.cjson.changed) vm.cjson = CjsonSettings{};
   return outcome;
 }
 
