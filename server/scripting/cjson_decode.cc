@@ -38,9 +38,9 @@ enum class Token {
 };
 
 // What error messages call each token, as Redis's do.
-const char* const kTokenNames[] = {"T_OBJ_BEGIN", "T_OBJ_END", "T_ARR_BEGIN", "T_ARR_END",
-                                   "T_STRING",    "T_NUMBER",  "T_BOOLEAN",   "T_NULL",
-                                   "T_COLON",     "T_COMMA",   "T_END",       "T_ERROR"};
+constexpr const char* kTokenNames[] = {"T_OBJ_BEGIN", "T_OBJ_END", "T_ARR_BEGIN", "T_ARR_END",
+                                       "T_STRING",    "T_NUMBER",  "T_BOOLEAN",   "T_NULL",
+                                       "T_COLON",     "T_COMMA",   "T_END",       "T_ERROR"};
 
 struct Lexeme {
   Token type = Token::kEnd;
@@ -216,8 +216,8 @@ class Decoder {
         if (!UnicodeEscape()) return Fail(t, "invalid unicode escape code");
         continue;
       }
-      const char* const kFrom = "\"\\/btnfr";
-      const char* const kTo = "\"\\/\b\t\n\f\r";
+      static constexpr char kFrom[] = "\"\\/btnfr";
+      static constexpr char kTo[] = "\"\\/\b\t\n\f\r";
       const char* found = escaped != '\0' ? std::strchr(kFrom, escaped) : nullptr;
       if (found == nullptr) return Fail(t, "invalid escape code");
       scratch_.Push(kTo[found - kFrom]);

@@ -46,7 +46,7 @@ class LuaBuffer {
   void PushString() const { lua_pushlstring(L_, data_, size_); }
 
  private:
-  static constexpr std::size_t kInline = 256;
+  static constexpr std::size_t kInline = 1024;
 
   // Makes room for `more` bytes past size_, or raises a Lua error ("not enough memory", as Lua
   // raises it; the allocator has marked the state over its limit when that is why).
