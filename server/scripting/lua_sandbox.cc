@@ -1,7 +1,7 @@
 // The sandbox a script runs in, as Redis 7 builds it:
-// - the base, table, string, math and coroutine libraries, cjson and bit (Debian's builds),
-//   cmsgpack and struct (ours), and the redis table; no io, os, debug, package, dofile, loadfile,
-//   getfenv, setfenv, print or newproxy;
+// - the base, table, string, math and coroutine libraries, cjson, bit, cmsgpack and struct
+//   (our own, in place of the C libraries Redis bundles), and the redis table; no io, os, debug,
+//   package, dofile, loadfile, getfenv, setfenv, print or newproxy;
 // - loadstring and load refuse precompiled chunks (Lua 5.1 does not verify bytecode, so a
 //   crafted chunk could escape the sandbox);
 // - the functions of Lua's libraries that a script could crash or hang the server with
@@ -18,11 +18,6 @@
 #include "scripting/lua_core_lib.h"
 #include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
-
-extern "C" {
-#include <lua-bitop.h>
-#include <lua-cjson.h>
-}
 
 namespace cairn::server::scripting {
 namespace {
@@ -217,10 +212,6 @@ void OpenSandbox(lua_State* L) {
   OpenLibrary(L, luaopen_table, LUA_TABLIBNAME);
   OpenLibrary(L, luaopen_string, LUA_STRLIBNAME);
   OpenLibrary(L, luaopen_math, LUA_MATHLIBNAME);
-  OpenLibrary(L, luaopen_bit, "bit");  // Registers the global itself.
-  lua_pushcfunction(L, luaopen_cjson);
-  lua_call(L, 0, 1);
-  lua_setglobal(L, "cjson");
 
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
@@ -242,6 +233,8 @@ void OpenSandbox(lua_State* L) {
   lua_pushcclosure(L, GuardedSetmetatable, 1);
   lua_setfield(L, globals, "setmetatable");
   OpenRedisLib(L);
+  OpenCjson(L);
+  OpenBit(L);
   OpenCmsgpack(L);
   OpenStruct(L);
 

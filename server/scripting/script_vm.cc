@@ -284,6 +284,8 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   // every later script, which would then run out of memory on garbage.
   lua_gc(L, LUA_GCSETPAUSE, kGcPause);
   lua_gc(L, LUA_GCSETSTEPMUL, kGcStepMultiplier);
+  // Nor may its cjson settings outlast it (most runs changed none).
+  if (vm.cjson.changed) vm.cjson = CjsonSettings{};
   return outcome;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scripting/cjson.h"
 #include "scripting/lua.h"
 #include "scripting/lua_heap.h"
 #include "scripting/script_host.h"
@@ -48,6 +49,10 @@ struct VmState {
   std::vector<std::string_view> call_args;
   std::vector<std::string> call_numbers;  // Number arguments as text; call_args views them.
   std::string call_reply;
+
+  // The settings of the state's cjson table; restored to the defaults after a run that
+  // changed them.
+  CjsonSettings cjson;
 };
 
 inline VmState* StateOf(lua_State* L) {
@@ -84,9 +89,11 @@ bool IsAbortMarker(lua_State* L, int index);
 
 // Builds the sandbox: libraries, the redis table, read-only globals (lua_sandbox.cc).
 void OpenSandbox(lua_State* L);
-// Set the globals `redis` (redis_lib.cc), `cmsgpack` (lua_cmsgpack.cc) and `struct`
-// (lua_struct.cc).
+// Set the globals `redis` (redis_lib.cc), `cjson` (lua_cjson.cc), `bit` (lua_bit.cc),
+// `cmsgpack` (lua_cmsgpack.cc) and `struct` (lua_struct.cc).
 void OpenRedisLib(lua_State* L);
+void OpenCjson(lua_State* L);
+void OpenBit(lua_State* L);
 void OpenCmsgpack(lua_State* L);
 void OpenStruct(lua_State* L);
 
