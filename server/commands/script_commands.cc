@@ -12,6 +12,7 @@
 // a script runs on the caller's transaction and is undone to a save point if it fails; a
 // lock conflict takes it out of the batch, and it runs again alone on a store transaction
 // of its own (RunTransaction, retried from the script's start).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -61,7 +62,8 @@ class CommandHost final : public scripting::ScriptHost {
         session_(caller.id(), caller.peer(), caller.local(), caller.created_ms()),
         records_(data),
         txn_(txn),
-        read_only_(read_only) {
+        read_only_(read_only),
+        buffered_at_start_(txn->BufferedBytes()) {
     session_.authenticated = true;
     session_.in_script = true;
   }
@@ -89,6 +91,18 @@ class CommandHost final : public scripting::ScriptHost {
     return true;
   }
 
+  // The script's writes are held in its transaction until it commits (with a copy of each
+  // value a save point may have to restore): bounded, or a loop of large writes would hold
+  // gigabytes. What the batch or EXEC around it had buffered before does not count.
+  std::string StopReason() override {
+    const std::size_t held =
+        txn_->BufferedBytes() - std::min(txn_->BufferedBytes(), buffered_at_start_);
+    const std::size_t limit = server_.lua_write_buffer_limit();
+    if (held <= limit) return {};
+    return "ERR Script's uncommitted writes passed lua-write-buffer-limit (" +
+           std::to_string(limit) + " bytes); its writes were rolled back";
+  }
+
   void Log(int level, std::string_view message) override {
     if (level < scripting::kLogNotice) return;
     std::fprintf(stderr, "cairn-server: script %s: %.*s\n",
@@ -109,6 +123,7 @@ class CommandHost final : public scripting::ScriptHost {
   BusyNotingRecords records_;
   Transaction* txn_;
   const bool read_only_;
+  const std::size_t buffered_at_start_;
   bool wrote_ = false;
 };
 

@@ -145,6 +145,9 @@ class ServerState {
     return lua_time_limit_ms_.load(std::memory_order_relaxed);
   }
   std::size_t lua_memory_limit() const { return lua_memory_limit_.load(std::memory_order_relaxed); }
+  std::size_t lua_write_buffer_limit() const {
+    return lua_write_buffer_limit_.load(std::memory_order_relaxed);
+  }
   // client-output-buffer-limit pubsub, read on every delivery of a message.
   OutputBufferLimit pubsub_output_limit() const {
     return {pubsub_hard_.load(std::memory_order_relaxed),
@@ -201,6 +204,7 @@ class ServerState {
     normal_soft_.store(normal.soft_bytes);
     normal_soft_seconds_.store(normal.soft_seconds);
     lua_memory_limit_.store(config_.lua_memory_limit);
+    lua_write_buffer_limit_.store(config_.lua_write_buffer_limit);
     const OutputBufferLimit& pubsub = config_.pubsub_output_limit();
     pubsub_hard_.store(pubsub.hard_bytes);
     pubsub_soft_.store(pubsub.soft_bytes);
@@ -225,6 +229,7 @@ class ServerState {
   std::atomic<std::int64_t> normal_soft_{0};
   std::atomic<std::int64_t> normal_soft_seconds_{0};
   std::atomic<std::size_t> lua_memory_limit_{0};
+  std::atomic<std::size_t> lua_write_buffer_limit_{0};
   std::atomic<std::int64_t> pubsub_hard_{0};
   std::atomic<std::int64_t> pubsub_soft_{0};
   std::atomic<std::int64_t> pubsub_soft_seconds_{0};

@@ -150,7 +150,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 18> kParams = {{
+constexpr std::array<Param, 19> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -231,6 +231,14 @@ constexpr std::array<Param, 18> kParams = {{
        c->lua_memory_limit = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.lua_memory_limit)); }},
+    {"lua-write-buffer-limit", "", Kind::kMemory, true, 1 << 20, kInt64Max,
+     "Memory a script's uncommitted writes may hold outside Lua (256mb, ...)",
+     [](const Value& v, ServerConfig* c) {
+       c->lua_write_buffer_limit = static_cast<std::size_t>(v.number);
+     },
+     [](const ServerConfig& c) {
+       return Number(static_cast<std::int64_t>(c.lua_write_buffer_limit));
+     }},
     {"client-output-buffer-limit", "", Kind::kBufferLimits, true, 0, 0,
      "Per client class (normal, replica, pubsub): hard limit, soft limit, soft seconds; a "
      "subscriber past them is disconnected",

@@ -61,6 +61,10 @@ struct ServerConfig {
   // lets through). 0: at once.
   std::int64_t busy_reply_threshold_ms = 5000;
   std::size_t lua_memory_limit = 64ull * 1024 * 1024;
+  // The memory a script's writes may hold outside Lua until it commits: the rows its
+  // transaction buffers and the copies its save points keep (a script that rewrites a large
+  // value in a loop). Past it the script fails and is rolled back.
+  std::size_t lua_write_buffer_limit = 256ull * 1024 * 1024;
   // client-output-buffer-limit, per ClientClass, with Redis's defaults. pubsub is enforced on
   // the messages waiting for a subscriber (pubsub/mailbox.h), normal on the replies waiting
   // for a client (net/connection.h); there are no replicas, so that class is kept only so

@@ -6,6 +6,7 @@
 
 #include "scripting/lua_values.h"
 #include "scripting/sha1.h"
+#include "scripting/stop_check.h"
 #include "scripting/vm_state.h"
 #include "server_version.h"
 
@@ -56,6 +57,12 @@ int CallCommand(lua_State* L, bool raise) {
     vm->abort = true;
     PushAbortMarker(L);
     return lua_error(L);  // Even from pcall: the whole script runs again.
+  }
+  if (std::string why = vm->host->StopReason(); !why.empty()) {
+    // Stopped as SCRIPT KILL stops it: no pcall in the script can catch it.
+    vm->stop = VmState::Stop::kHostLimit;
+    vm->stop_reason = std::move(why);
+    CheckStop(L);
   }
   PushReply(L, reply);
   const bool failed = !reply.empty() && reply[0] == '-';

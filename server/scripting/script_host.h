@@ -21,6 +21,11 @@ class ScriptHost {
   virtual bool Call(const std::vector<std::string_view>& args, int protocol,
                     std::string* reply) = 0;
 
+  // After a call: why the script must stop at once, failed and rolled back (the error reply's
+  // text), when one of the host's limits is passed — the memory the script's writes hold
+  // outside Lua. Empty: it goes on.
+  virtual std::string StopReason() { return {}; }
+
   // redis.log: level is one of kLogDebug … kLogWarning.
   virtual void Log(int level, std::string_view message) = 0;
 };

@@ -236,6 +236,9 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   } else if (vm.stop == VmState::Stop::kKilled) {
     reply.Error("ERR Script killed by user with SCRIPT KILL; its writes were rolled back");
     outcome = ScriptOutcome::kFailed;
+  } else if (vm.stop == VmState::Stop::kHostLimit) {
+    reply.Error(vm.stop_reason);
+    outcome = ScriptOutcome::kFailed;
   } else if (vm.stop == VmState::Stop::kTimedOut) {
     reply.Error("ERR Script ran longer than lua-time-limit (" +
                 std::to_string(request.time_limit_ms) +

@@ -33,9 +33,10 @@ struct VmState {
   std::chrono::steady_clock::time_point deadline;
   const std::atomic<bool>* kill = nullptr;
   const std::function<void()>* on_tick = nullptr;
-  enum class Stop { kNone, kKilled, kTimedOut };
+  enum class Stop { kNone, kKilled, kTimedOut, kHostLimit };
   Stop stop = Stop::kNone;
-  bool abort = false;  // The host asked to stop and run the script again.
+  std::string stop_reason;  // kHostLimit: the host's error text (ScriptHost::StopReason).
+  bool abort = false;       // The host asked to stop and run the script again.
 
   // Registry references (luaL_ref), set once: a run reaches these by array index instead of
   // hashing a name into the registry (and interning it) several times per script.

@@ -593,6 +593,35 @@ TEST_F(HostileClientTest, DistinctEvalScriptsAreEvictedLoadedOnesStay) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What a script makes the server hold outside Lua is bounded.
+
+TEST_F(HostileClientTest, AScriptsUncommittedWritesAreBounded) {
+  Start({"--lua-write-buffer-limit", "64mb"});
+  // 8 MB values, 800 times: 6.4 GB if the server kept them all until the script ends.
+  const std::string script =
+      "local v = string.rep('x', 8 * 1024 * 1024) "
+      "for i = 1, 800 do redis.call('SET', KEYS[1] .. (i % 2), v) "
+      "redis.call('SET', 'other' .. i, v) end return 'done'";
+  EXPECT_EQ(Do({"EVAL", script, "1", "k"}),
+            "(error) ERR Script's uncommitted writes passed lua-write-buffer-limit (67108864 "
+            "bytes); its writes were rolled back");
+  EXPECT_EQ(Do({"DBSIZE"}), "(integer) 0");
+  // Inside MULTI too, and the server stays small enough to go on.
+  std::unique_ptr<RespClient> c = Connect();
+  EXPECT_EQ(c->Call({"MULTI"}).ToString(), "OK");
+  EXPECT_EQ(c->Call({"EVAL", script, "1", "k"}).ToString(), "QUEUED");
+  EXPECT_EQ(c->Call({"SET", "after", "1"}).ToString(), "QUEUED");
+  const Reply exec = c->Call({"EXEC"});
+  ASSERT_EQ(exec.elements.size(), 2u) << exec.ToString();
+  EXPECT_NE(exec.elements[0].str.find("lua-write-buffer-limit"), std::string::npos);
+  EXPECT_EQ(Do({"DBSIZE"}), "(integer) 1");
+  EXPECT_LT(ResidentBytes(server_->pid()), std::size_t{2} << 30);
+  // Within the limit the same kind of script runs.
+  EXPECT_EQ(Do({"EVAL", "redis.call('SET', 'a', string.rep('x', 1024 * 1024)) return 1", "0"}),
+            "(integer) 1");
+}
+
+// ---------------------------------------------------------------------------------------------
 // No blocked client waits forever: a change that ends its wait answers it.
 
 TEST_F(HostileClientTest, AGroupReaderIsAnsweredWhenItsStreamGoes) {

@@ -207,6 +207,37 @@ TEST_F(ScriptingTest, ScriptsThatCrashedStockLuaFailAndTheServerGoesOn) {
   EXPECT_EQ(Do({"EVAL", "return 'alive'", "0"}), "\"alive\"");
 }
 
+TEST_F(ScriptingTest, LibraryInputsThatCrashedTheCLibrariesFailAndSettingsDoNotLeak) {
+  Start();
+  // CVE-2024-31449's input: our bit.tohex clamps the count.
+  EXPECT_EQ(Do({"EVAL", "return bit.tohex(65535, -2147483648)", "0"}), "\"0000FFFF\"");
+  // Nesting past cjson's 1000 levels, both ways, is an error and the server goes on.
+  const std::vector<std::string> nested = {
+      "return cjson.decode(string.rep('[', 100000))",
+      "return cjson.decode(string.rep('{\"a\":', 100000))",
+      "local t = {} local c = t for i = 1, 10000 do c[1] = {} c = c[1] end "
+      "return cjson.encode(t)",
+      "cjson.encode_max_depth(1e9) local t = {} local c = t for i = 1, 100000 do c[1] = {} "
+      "c = c[1] end return cjson.encode(t)",
+  };
+  for (const std::string& script : nested) {
+    const Reply r = Call({"EVAL", script, "0"});
+    ASSERT_EQ(r.type, Reply::Type::kError) << script << " → " << r.ToString();
+    EXPECT_NE(r.str.find("nest"), std::string::npos) << r.str;  // "nested", "nesting"
+  }
+  // A setting one script changes is back to its default for the next.
+  EXPECT_EQ(Do({"EVAL", "cjson.encode_number_precision(3) return cjson.encode(1/3)", "0"}),
+            "\"0.333\"");
+  EXPECT_EQ(Do({"EVAL", "return cjson.encode(1/3)", "0"}), "\"0.33333333333333\"");
+  // Bytecode does not load from inside a script either.
+  const Reply dumped = Call({"EVAL",
+                             "local f, e = loadstring(string.dump(function() return 1 end)) "
+                             "return {tostring(f), e}",
+                             "0"});
+  EXPECT_EQ(dumped.ToString(), "[\"nil\", \"loading precompiled chunks is not allowed\"]");
+  EXPECT_EQ(Do({"PING"}), "PONG");
+}
+
 TEST_F(ScriptingTest, TheMemoryOfTheLuaStateIsBounded) {
   Start({"--lua-memory-limit", "4mb"});
   const Reply big = Call({"EVAL",

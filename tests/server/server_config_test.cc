@@ -819,6 +819,7 @@ TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
       {"lua-time-limit", "5000"},
       {"busy-reply-threshold", "5000"},
       {"lua-memory-limit", "67108864"},
+      {"lua-write-buffer-limit", "268435456"},
       {"client-output-buffer-limit",
        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"},
   };
@@ -850,7 +851,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 18u);
+  EXPECT_EQ(GetParameters("*", config).size(), 19u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -900,6 +901,7 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
     if (name == "row-cache") shown = "32mb";
     if (name == "client-query-buffer-limit") shown = "1gb";
     if (name == "lua-memory-limit") shown = "64mb";
+    if (name == "lua-write-buffer-limit") shown = "256mb";
     if (name == "client-output-buffer-limit")
       shown = "normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60";
     EXPECT_NE(help.find("--" + name), std::string::npos) << name;
