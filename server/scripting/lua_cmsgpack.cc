@@ -11,6 +11,7 @@
 #include <string>
 
 #include "scripting/lua.h"
+#include "scripting/lua_values.h"
 #include "scripting/vm_state.h"
 
 namespace cairn::server::scripting {
@@ -272,13 +273,16 @@ void Unpack(lua_State* L, Input& in) {
 int UnpackFrom(lua_State* L, lua_Number limit, lua_Number offset, bool with_offset) {
   std::size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
-  if (limit < 0 || offset < 0) {
+  // The numbers print as Redis's C casts to int print them, without their undefined behaviour
+  // for NaN and huge values.
+  auto as_int = [](lua_Number n) { return static_cast<int>(TruncateToInt64(n)); };
+  if (!(limit >= 0) || !(offset >= 0)) {  // NaN too.
     // (Redis's library reports the input length as the limit here; so does this one.)
     return luaL_error(L, "Invalid request to unpack with offset of %d and limit of %d.",
-                      static_cast<int>(offset), static_cast<int>(len));
+                      as_int(offset), static_cast<int>(len));
   }
   if (offset > static_cast<lua_Number>(len)) {
-    return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
+    return luaL_error(L, "Start offset %d greater than input length %d.", as_int(offset),
                       static_cast<int>(len));
   }
   const bool all = limit == 0 && offset == 0;

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "scripting/lua.h"
+#include "scripting/lua_values.h"
 #include "scripting/vm_state.h"
 
 namespace cairn::server::scripting {
@@ -104,8 +105,11 @@ void Control(lua_State* L, char opt, const char** fmt, Header* h) {
 }
 
 void PutInteger(std::string& out, lua_Number n, bool big_endian, int size) {
-  std::uint64_t value = n < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(n))
-                              : static_cast<std::uint64_t>(n);
+  // Unsigned formats take values up to 2^64; the rest converts as a signed value would, NaN and
+  // out-of-range numbers included (TruncateToInt64), never with an undefined cast.
+  constexpr double kTwo64 = 18446744073709551616.0;
+  std::uint64_t value = n >= 0 && n < kTwo64 ? static_cast<std::uint64_t>(n)
+                                             : static_cast<std::uint64_t>(TruncateToInt64(n));
   char bytes[kMaxIntSize];
   for (int i = 0; i < size; ++i) {
     bytes[big_endian ? size - 1 - i : i] = static_cast<char>(value & 0xff);
@@ -115,6 +119,7 @@ void PutInteger(std::string& out, lua_Number n, bool big_endian, int size) {
 }
 
 lua_Number GetInteger(const unsigned char* p, bool big_endian, bool is_signed, int size) {
+  if (size == 0) return 0;  // "i0": no bytes, no sign to extend.
   std::uint64_t v = 0;
   for (int i = 0; i < size; ++i) v = (v << 8) | p[big_endian ? i : size - 1 - i];
   if (!is_signed) return static_cast<lua_Number>(v);

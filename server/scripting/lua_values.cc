@@ -199,7 +199,13 @@ bool WriteTable(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& c
   lua_pop(L, 1);
   if (StringField(L, index, "big_number", &text)) {
     if (out.protocol() == 3) {
-      out.buffer()->append("(").append(text).append("\r\n");
+      // One line, as a status reply: a \r or \n in it would end the reply early and let the
+      // script write replies of its own into the client's stream.
+      std::string number(text);
+      for (char& c : number) {
+        if (c == '\r' || c == '\n') c = ' ';
+      }
+      out.buffer()->append("(").append(number).append("\r\n");
     } else {
       out.Bulk(text);
     }
@@ -250,7 +256,7 @@ bool Write(lua_State* L, int index, resp::ReplyWriter& out, WriteContext& ctx, i
       return true;
     }
     case LUA_TNUMBER:
-      out.Integer(NumberToReplyInteger(lua_tonumber(L, index)));
+      out.Integer(TruncateToInt64(lua_tonumber(L, index)));
       return true;
     case LUA_TBOOLEAN: {
       const bool value = lua_toboolean(L, index) != 0;
@@ -313,7 +319,7 @@ std::string FormatArgNumber(double n) {
   return std::string(buf, static_cast<std::size_t>(len));
 }
 
-std::int64_t NumberToReplyInteger(double n) {
+std::int64_t TruncateToInt64(double n) {
   // 2^63 is exactly representable; anything at or past it (or NaN) has no int64 value.
   constexpr double kLimit = 9223372036854775808.0;
   if (std::isnan(n) || n >= kLimit || n < -kLimit) {

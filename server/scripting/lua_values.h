@@ -48,9 +48,10 @@ WriteOutcome WriteLuaValue(lua_State* L, int index, resp::ReplyWriter& out, int 
 // "0.10000000000000001", 1e20 → "1e+20").
 std::string FormatArgNumber(double n);
 
-// The integer a Lua number becomes in a reply: truncated toward zero; out of range and NaN
-// give INT64_MIN, as the x86-64 conversion Redis relies on does.
-std::int64_t NumberToReplyInteger(double n);
+// A Lua number as the int64 Redis's C casts give on x86-64 (cvttsd2si), without their undefined
+// behaviour: truncated toward zero; NaN and anything outside int64's range give INT64_MIN.
+// Integer replies, struct's and cmsgpack's integers use it.
+std::int64_t TruncateToInt64(double n);
 
 inline constexpr int kMaxNesting = 1000;
 

@@ -106,12 +106,12 @@ TEST(LuaValuesTest, NumbersConvertAsRedisConvertsThem) {
     std::snprintf(expected, sizeof expected, "%.17g", n);
     EXPECT_EQ(FormatArgNumber(n), expected) << n;
   }
-  EXPECT_EQ(NumberToReplyInteger(3.99), 3);
-  EXPECT_EQ(NumberToReplyInteger(-3.99), -3);
-  EXPECT_EQ(NumberToReplyInteger(1e30), INT64_MIN);
-  EXPECT_EQ(NumberToReplyInteger(-1e30), INT64_MIN);
-  EXPECT_EQ(NumberToReplyInteger(0.0 / 0.0), INT64_MIN);
-  EXPECT_EQ(NumberToReplyInteger(-9223372036854775808.0), INT64_MIN);
+  EXPECT_EQ(TruncateToInt64(3.99), 3);
+  EXPECT_EQ(TruncateToInt64(-3.99), -3);
+  EXPECT_EQ(TruncateToInt64(1e30), INT64_MIN);
+  EXPECT_EQ(TruncateToInt64(-1e30), INT64_MIN);
+  EXPECT_EQ(TruncateToInt64(0.0 / 0.0), INT64_MIN);
+  EXPECT_EQ(TruncateToInt64(-9223372036854775808.0), INT64_MIN);
 }
 
 TEST(ScriptVmTest, CommandRepliesBecomeLuaValuesAndBack) {
@@ -204,6 +204,36 @@ TEST(ScriptVmTest, TheKillFlagStopsARunningLoop) {
   EXPECT_EQ(ran.reply.rfind("-ERR Script killed by user with SCRIPT KILL", 0), 0u) << ran.reply;
   // The state is usable afterwards.
   EXPECT_EQ(RunScript(vm, host, "return 5").reply, ":5\r\n");
+}
+
+// Inputs the fuzzers found (tests/fuzz/corpus): numbers our struct and cmsgpack converted with
+// undefined casts and shifts, and a big number that could end a RESP3 reply early.
+TEST(ScriptVmTest, LibraryEdgeNumbersAndBigNumbersAreDefined) {
+  ScriptVm vm(0);
+  FakeHost host;
+  // NaN and out-of-range numbers pack as the x86 conversion gives them: INT64_MIN's bytes.
+  EXPECT_EQ(RunScript(vm, host, "return struct.pack('<i8', 0/0)").reply,
+            std::string("$8\r\n\0\0\0\0\0\0\0\x80\r\n", 14));
+  EXPECT_EQ(RunScript(vm, host, "return struct.pack('<L', 2^64)").reply,
+            std::string("$8\r\n\0\0\0\0\0\0\0\x80\r\n", 14));
+  EXPECT_EQ(RunScript(vm, host, "return struct.pack('<L', 2^64 - 2048)").reply,
+            std::string("$8\r\n\0\xf8\xff\xff\xff\xff\xff\xff\r\n", 14));
+  // A zero-byte integer is 0 (and the position after it).
+  EXPECT_EQ(RunScript(vm, host, "return {struct.unpack('i0', 'abc')}").reply, "*2\r\n:0\r\n:1\r\n");
+  for (const std::string offset : {"1e300", "0/0", "-1e300"}) {
+    const Ran ran = RunScript(vm, host, "return cmsgpack.unpack_one('a', " + offset + ")");
+    EXPECT_EQ(ran.outcome, ScriptOutcome::kFailed) << offset;
+    // As Redis prints them: the number through a 64-bit integer, then an int.
+    EXPECT_NE(ran.reply.find(" offset 0 greater") == std::string::npos
+                  ? ran.reply.find("offset of 0 and")
+                  : 0,
+              std::string::npos)
+        << offset << ": " << ran.reply;
+  }
+  // A big number is one line: a CR or LF in it cannot end the reply and start another.
+  EXPECT_EQ(RunScript(vm, host, "return {big_number = '1\\r\\n:2'}", 3).reply, "(1  :2\r\n");
+  EXPECT_EQ(RunScript(vm, host, "return {big_number = '12345678901234567890'}", 3).reply,
+            "(12345678901234567890\r\n");
 }
 
 TEST(ScriptVmTest, AFlushedCacheDropsCompiledScripts) {
