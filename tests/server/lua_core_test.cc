@@ -18,49 +18,26 @@
 
 #include "scripting/script_vm.h"
 #include "scripting/sha1.h"
+#include "server/support/script_run.h"
 
 namespace cairn::server::scripting {
 namespace {
 
-// Answers every command with `reply`.
-class CannedHost final : public ScriptHost {
- public:
-  bool Call(const std::vector<std::string_view>&, int, std::string* out) override {
-    *out += reply;
-    return true;
-  }
-  void Log(int, std::string_view) override {}
-  std::string reply = "+OK\r\n";
-};
+using testing::Ran;
 
 struct Limits {
   const std::atomic<bool>* kill = nullptr;
   std::int64_t time_limit_ms = 0;
 };
 
-struct Ran {
-  ScriptOutcome outcome;
-  std::string reply;
-};
-
 Ran RunScript(ScriptVm& vm, const std::string& body, Limits limits = {},
               const std::string& command_reply = "+OK\r\n") {
-  const std::string sha = Sha1Hex(body);
-  if (vm.Find(sha) == nullptr) {
-    if (std::optional<std::string> error = vm.Compile(sha, body)) {
-      return {ScriptOutcome::kFailed, *error};
-    }
-  }
-  CannedHost host;
-  host.reply = command_reply;
-  ScriptRequest request;
-  request.sha = sha;
-  request.kill = limits.kill;
-  request.time_limit_ms = limits.time_limit_ms;
-  std::string out;
-  resp::ReplyWriter writer(&out, 2);
-  const ScriptOutcome outcome = vm.Run(request, host, writer);
-  return {outcome, out};
+  testing::FakeHost host;
+  host.next_reply = command_reply;
+  testing::RunOptions options;
+  options.kill = limits.kill;
+  options.time_limit_ms = limits.time_limit_ms;
+  return testing::RunOnVm(vm, host, body, options);
 }
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }

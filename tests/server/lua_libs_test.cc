@@ -10,42 +10,20 @@
 
 #include "scripting/script_vm.h"
 #include "scripting/sha1.h"
+#include "server/support/script_run.h"
 
 namespace cairn::server::scripting {
 namespace {
 
-class NoCommandsHost final : public ScriptHost {
- public:
-  bool Call(const std::vector<std::string_view>&, int, std::string* reply) override {
-    *reply += "-ERR no commands here\r\n";
-    return true;
-  }
-  void Log(int, std::string_view) override {}
-};
-
-struct Ran {
-  ScriptOutcome outcome;
-  std::string reply;  // RESP2
-};
+using testing::Ran;
 
 Ran RunScript(ScriptVm& vm, const std::string& body,
               const std::vector<std::string_view>& argv = {}) {
-  const std::string sha = Sha1Hex(body);
-  if (vm.Find(sha) == nullptr) {
-    if (std::optional<std::string> error = vm.Compile(sha, body)) {
-      return {ScriptOutcome::kFailed, *error};
-    }
-  }
-  NoCommandsHost host;
-  const std::vector<std::string_view> keys;
-  ScriptRequest request;
-  request.sha = sha;
-  request.keys = &keys;
-  request.argv = &argv;
-  std::string out;
-  resp::ReplyWriter writer(&out, 2);
-  const ScriptOutcome outcome = vm.Run(request, host, writer);
-  return {outcome, out};
+  testing::FakeHost host;
+  host.next_reply = "-ERR no commands here\r\n";
+  testing::RunOptions options;
+  options.argv = argv;
+  return testing::RunOnVm(vm, host, body, options);
 }
 
 std::string Bulk(const std::string& s) {

@@ -14,53 +14,22 @@
 #include "scripting/lua_values.h"
 #include "scripting/script_cache.h"
 #include "scripting/sha1.h"
+#include "server/support/script_run.h"
 
 namespace cairn::server::scripting {
 namespace {
 
-// Answers every command with a fixed reply and records what it was asked.
-class FakeHost final : public ScriptHost {
- public:
-  bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
-    std::string line;
-    for (std::string_view a : args) line += std::string(a) + " ";
-    calls.push_back(line + "(resp" + std::to_string(protocol) + ")");
-    if (again) return false;
-    *reply += next_reply;
-    return true;
-  }
-  void Log(int level, std::string_view message) override {
-    logs.push_back(std::to_string(level) + ":" + std::string(message));
-  }
-  std::string next_reply = "+OK\r\n";
-  bool again = false;
-  std::vector<std::string> calls;
-  std::vector<std::string> logs;
-};
-
-struct Ran {
-  ScriptOutcome outcome;
-  std::string reply;
-};
+using testing::FakeHost;
+using testing::Ran;
 
 Ran RunScript(ScriptVm& vm, ScriptHost& host, const std::string& body, int protocol = 2,
               const std::atomic<bool>* kill = nullptr) {
-  const std::string sha = Sha1Hex(body);
-  if (vm.Find(sha) == nullptr) {
-    std::optional<std::string> error = vm.Compile(sha, body);
-    if (error) return {ScriptOutcome::kFailed, *error};
-  }
-  const std::vector<std::string_view> keys = {"k1"};
-  const std::vector<std::string_view> argv = {"a1", "a2"};
-  ScriptRequest request;
-  request.sha = sha;
-  request.keys = &keys;
-  request.argv = &argv;
-  request.kill = kill;
-  std::string out;
-  resp::ReplyWriter writer(&out, protocol);
-  const ScriptOutcome outcome = vm.Run(request, host, writer);
-  return {outcome, out};
+  testing::RunOptions options;
+  options.protocol = protocol;
+  options.keys = {"k1"};
+  options.argv = {"a1", "a2"};
+  options.kill = kill;
+  return testing::RunOnVm(vm, host, body, options);
 }
 
 TEST(Sha1Test, MatchesTheStandardVectors) {
