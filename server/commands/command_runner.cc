@@ -42,6 +42,31 @@ bool IsHttpRequest(std::string_view name) {
 
 std::string_view DeniedError() { return kDeniedError; }
 
+CommandRunner::Admission CommandRunner::Admit(resp::ReplyWriter& writer) {
+  if (IsHttpRequest(args_[0])) {
+    server_.LogSecurityAttack(session_.peer());
+    session_.kill_requested.store(true);  // Closed at once, without a reply.
+    return Admission::kStop;
+  }
+  if (!session_.loopback && server_.DeniesRemoteClients()) {
+    writer.Error(kDeniedError);
+    session_.close_after_reply = true;
+    return Admission::kStop;
+  }
+  if (!ScriptRunsHere::Now()) return Admission::kRun;
+  switch (
+      WhileScriptRuns(args_, ScriptRunsHere::RunningForMs() >= server_.busy_reply_threshold_ms())) {
+    case DuringScript::kRun:
+      return Admission::kRun;
+    case DuringScript::kWait:
+      return Admission::kWait;
+    case DuringScript::kRefuse:
+      writer.Error(kBusyScriptError);
+      return Admission::kRefused;
+  }
+  return Admission::kRun;
+}
+
 CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* out) {
   resp::ReplyWriter writer(out, session_.protocol);
   Progress progress;
@@ -66,60 +91,47 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       session_.close_after_reply = true;
       break;
     }
-    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
-      if (IsHttpRequest(args_[0])) {
-        server_.LogSecurityAttack(session_.peer());
-        session_.kill_requested.store(true);  // Closed at once, without a reply.
-        break;
-      }
-      if (!session_.loopback && server_.DeniesRemoteClients()) {
-        writer.Error(kDeniedError);
-        session_.close_after_reply = true;
-        break;
-      }
+    if (parsed.status != resp::ParseStatus::kCommand || args_.empty()) {
+      pos += parsed.consumed;  // An empty line or array: nothing to run.
+      continue;
     }
-    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty() && ScriptRunsHere::Now()) {
-      const DuringScript during = WhileScriptRuns(
-          args_, ScriptRunsHere::RunningForMs() >= server_.busy_reply_threshold_ms());
-      if (during == DuringScript::kWait) {
-        progress.deferred = true;
-        break;
-      }
-      if (during == DuringScript::kRefuse) {
-        writer.Error(kBusyScriptError);
-        pos += parsed.consumed;
-        continue;
-      }
+    const Admission admission = Admit(writer);
+    if (admission == Admission::kStop) break;
+    if (admission == Admission::kWait) {
+      progress.deferred = true;
+      break;
     }
-    if (parsed.status == resp::ParseStatus::kCommand && !args_.empty()) {
-      const CommandSpec* spec = server_.table().Find(args_[0]);
-      bool done = false;
-      if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
-        const std::size_t reply_at = out->size();
-        const std::size_t staged = session_.staged_messages.size();
-        const WriteBatch::Outcome outcome =
-            batch_.Run(spec->MayTouchSeveralKeys(), spec->MayHalfApply(),
-                       [&](Records& records, Transaction* txn) {
-                         Dispatch(server_, session_, spec, args_, writer, records, txn);
-                         return resp::IsErrorReply(std::string_view(*out).substr(reply_at));
-                       });
-        done = outcome == WriteBatch::Outcome::kRan;
-        progress.batched = progress.batched || done;
-        if (outcome == WriteBatch::Outcome::kTakenBack) {
-          // It met a lock conflict and was undone: its reply goes, and it runs again alone.
-          out->resize(reply_at);
-          DropStagedMessages(session_, staged);
-          server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
-          server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
-        }
-      } else {
-        batch_.Commit();  // What runs next sees every write before it.
+    if (admission == Admission::kRefused) {
+      pos += parsed.consumed;
+      continue;
+    }
+    const CommandSpec* spec = server_.table().Find(args_[0]);
+    bool done = false;
+    if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
+      const std::size_t reply_at = out->size();
+      const std::size_t staged = session_.staged_messages.size();
+      const WriteBatch::Outcome outcome =
+          batch_.Run(spec->MayTouchSeveralKeys(), spec->MayHalfApply(),
+                     [&](Records& records, Transaction* txn) {
+                       Dispatch(server_, session_, spec, args_, writer, records, txn);
+                       return resp::IsErrorReply(std::string_view(*out).substr(reply_at));
+                     });
+      done = outcome == WriteBatch::Outcome::kRan;
+      progress.batched = progress.batched || done;
+      if (outcome == WriteBatch::Outcome::kTakenBack) {
+        // It met a lock conflict and was undone: its reply goes, and it runs again alone.
+        out->resize(reply_at);
+        DropStagedMessages(session_, staged);
+        server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
+        server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
       }
-      if (!done) {
-        Dispatch(server_, session_, spec, args_, writer, server_.store(), nullptr);
-        // HELLO may have switched the protocol for the replies that follow.
-        writer = resp::ReplyWriter(out, session_.protocol);
-      }
+    } else {
+      batch_.Commit();  // What runs next sees every write before it.
+    }
+    if (!done) {
+      Dispatch(server_, session_, spec, args_, writer, server_.store(), nullptr);
+      // HELLO may have switched the protocol for the replies that follow.
+      writer = resp::ReplyWriter(out, session_.protocol);
     }
     pos += parsed.consumed;
     if (session_.parked) break;  // The commands after it wait for its reply.

@@ -16,6 +16,7 @@
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "commands/write_batch.h"
+#include "resp/reply_writer.h"
 
 namespace cairn::server {
 
@@ -40,6 +41,18 @@ class CommandRunner {
   Progress Run(std::string_view input, std::string* out);
 
  private:
+  // What becomes of the command just parsed (args_), before it is looked up: an HTTP request
+  // (cross-protocol scripting) closes the connection at once; a client protected mode turns
+  // away is answered -DENIED; while a script runs on this thread the command waits for it or,
+  // past busy-reply-threshold, is answered -BUSY.
+  enum class Admission {
+    kRun,
+    kWait,     // Not consumed: runs once the script has ended.
+    kRefused,  // Answered with an error; consumed.
+    kStop,     // The connection closes (after the reply written, if any).
+  };
+  Admission Admit(resp::ReplyWriter& writer);
+
   ServerState& server_;
   Session& session_;
   WriteBatch& batch_;  // The io thread's, shared by its connections.
