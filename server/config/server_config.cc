@@ -487,14 +487,17 @@ bool MatchClass(std::string_view pattern, std::size_t i, char c, bool nocase, st
       ++i;
       break;
     } else if (left >= 3 && pattern[i + 1] == '-') {
-      auto lo = static_cast<unsigned char>(pattern[i]);
-      auto hi = static_cast<unsigned char>(pattern[i + 2]);
-      auto b = static_cast<unsigned char>(c);
+      // Redis compares a range's bytes as C's (signed) chars: "[a-\xe9]" is the range from
+      // \xe9 (-23) to 'a', which holds 0x00–0x61 and 0xe9–0xff. KEYS and SCAN MATCH must
+      // select the same keys as Redis does.
+      auto lo = static_cast<signed char>(pattern[i]);
+      auto hi = static_cast<signed char>(pattern[i + 2]);
+      auto b = static_cast<signed char>(c);
       if (lo > hi) std::swap(lo, hi);
       if (nocase) {
-        lo = static_cast<unsigned char>(FoldAscii(static_cast<char>(lo)));
-        hi = static_cast<unsigned char>(FoldAscii(static_cast<char>(hi)));
-        b = static_cast<unsigned char>(FoldAscii(c));
+        lo = static_cast<signed char>(FoldAscii(static_cast<char>(lo)));
+        hi = static_cast<signed char>(FoldAscii(static_cast<char>(hi)));
+        b = static_cast<signed char>(FoldAscii(c));
       }
       if (b >= lo && b <= hi) match = true;
       i += 3;

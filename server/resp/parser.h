@@ -20,8 +20,9 @@ namespace cairn::server::resp {
 struct Limits {
   // Longest bulk string a client may send (Redis's proto-max-bulk-len). Default: 512 MiB.
   std::size_t max_bulk_len = 512ull * 1024 * 1024;
-  // Most arguments in one command (Redis refuses more than 1024·1024·1024; we bound memory
-  // harder). Default: 1,048,576.
+  // Most arguments in one command sent as a RESP array (Redis refuses more than
+  // 1024·1024·1024; we bound memory harder). Default: 1,048,576. An inline command is bounded
+  // by max_inline_len alone, as in Redis.
   std::size_t max_args = 1024 * 1024;
   // Longest inline command line, and longest header line ("*<n>" or "$<n>"). Default: 64 KiB.
   std::size_t max_inline_len = 64 * 1024;

@@ -163,7 +163,16 @@ std::optional<std::string> ScriptVm::Compile(std::string_view sha, std::string_v
   static constexpr char kChunkName[] = "@user_script";
   lua_pushstring(L_, kChunkName);
   state_->limit = memory_limit_;
-  const int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), kChunkName);
+  int status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), kChunkName);
+  if (status == LUA_ERRMEM) {
+    // Lua 5.1 does not collect when an allocation fails: the heap may be full of an earlier
+    // script's garbage. Collect it and try once more.
+    lua_pop(L_, 1);
+    state_->limit = 0;
+    lua_gc(L_, LUA_GCCOLLECT, 0);
+    state_->limit = memory_limit_;
+    status = luaL_loadbuffer(L_, header.body.data(), header.body.size(), kChunkName);
+  }
   state_->limit = 0;
   lua_remove(L_, -2);  // The chunk name.
   if (status != 0) {
@@ -289,6 +298,12 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_gc(L, LUA_GCSETSTEPMUL, kGcStepMultiplier);
   // Nor may its cjson settings outlast it (most runs changed none).
   if (vm.cjson.changed) vm.cjson = CjsonSettings{};
+  // Nor its garbage: Lua 5.1 does not collect when an allocation fails, so a script that
+  // failed with the heap crowded (typically for running out of memory) would leave the next
+  // script too little room. Failures are rare; collecting after them costs nothing otherwise.
+  if (outcome == ScriptOutcome::kFailed && memory_limit_ > 0 && vm.used > memory_limit_ / 2) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+  }
   return outcome;
 }
 

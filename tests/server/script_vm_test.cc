@@ -230,6 +230,21 @@ TEST(ScriptVmTest, ScriptsTheCacheEvictedAreDroppedAndTheOthersKept) {
   EXPECT_NE(vm.Find("kept"), nullptr);
 }
 
+// Lua 5.1 does not collect when an allocation fails: a script that ran out of memory left its
+// garbage filling the heap, and the next script failed to compile (found by lua_script_fuzz).
+TEST(ScriptVmTest, AScriptThatRanOutOfMemoryLeavesRoomForTheNext) {
+  ScriptVm vm(4 << 20);
+  FakeHost host;
+  const Ran greedy = testing::RunOnVm(
+      vm, host, "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end");
+  ASSERT_EQ(greedy.outcome, ScriptOutcome::kFailed);
+  EXPECT_NE(greedy.reply.find("lua-memory-limit"), std::string::npos) << greedy.reply;
+  const Ran next =
+      testing::RunOnVm(vm, host, "local t = {} for i = 1, 20000 do t[i] = i .. 'y' end return #t");
+  EXPECT_EQ(next.outcome, ScriptOutcome::kDone) << next.reply;
+  EXPECT_EQ(next.reply, ":20000\r\n");
+}
+
 TEST(ScriptCacheTest, EvalScriptsAreEvictedOldestFirstAndLoadedOnesStay) {
   ScriptCache cache;
   const auto name = [](std::size_t i) { return Sha1Hex("return " + std::to_string(i)); };

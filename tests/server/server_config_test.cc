@@ -134,6 +134,12 @@ TEST(GlobMatchTest, FollowsRedisRules) {
       {"\xff*", "\xff\x01", false, true},
       {"[\x80-\xff]", "\xc3", false, true},
       {"[\x80-\xff]", "a", false, false},
+      // Redis orders a range's ends as signed chars (what redis-server 7 answers to KEYS).
+      {"[a-\xe9]", "\x10", false, true},
+      {"[a-\xe9]", "\xf0", false, true},
+      {"[a-\xe9]", "b", false, false},
+      {"[a-\xe9]", "\xe0", false, false},
+      {"[\xe9-a]", "\x10", false, true},
   };
   for (const GlobCase& c : cases) {
     EXPECT_EQ(GlobMatch(c.pattern, c.text, c.nocase), c.match)
