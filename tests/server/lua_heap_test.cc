@@ -1,6 +1,7 @@
 // LuaHeap, the allocator of a script's Lua state: blocks keep their bytes through resizes
 // within and across size classes and to and from malloc's sizes, freed small blocks are
-// handed out again, and many live blocks never overlap.
+// handed out again, and many live blocks never overlap; under AddressSanitizer, the bytes of
+// the pool outside live blocks cannot be touched.
 #include "scripting/lua_heap.h"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,28 @@ TEST(LuaHeapTest, ManyLiveBlocksOfRandomSizesNeverOverlap) {
     heap.Free(l.block, l.size);
   }
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CAIRN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CAIRN_TEST_ASAN 1
+#endif
+#endif
+#ifdef CAIRN_TEST_ASAN
+// The pool hands out blocks of chunks it got from malloc, which ASan sees whole: the heap
+// poisons what is not a live block, so that the fuzzers catch Lua's memory errors.
+TEST(LuaHeapDeathTest, UnderAddressSanitizerOnlyLiveBytesCanBeTouched) {
+  LuaHeap heap;
+  auto* block = static_cast<volatile char*>(heap.Allocate(20));
+  block[19] = 1;
+  EXPECT_DEATH(block[20] = 1, "use-after-poison");  // Past its size, inside its class.
+  heap.Free(const_cast<char*>(block), 20);
+  EXPECT_DEATH(block[8] = 1, "use-after-poison");  // Freed.
+  auto* again = static_cast<volatile char*>(heap.Allocate(24));
+  again[23] = 1;  // Handed out again: live.
+}
+#endif
 
 }  // namespace
 }  // namespace cairn::server::scripting
