@@ -25,7 +25,7 @@
 #include "commands/session.h"
 #include "commands/write_batch.h"
 #include "config/server_config.h"
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 #include "resp/parser.h"
 #include "support/temp_dir.h"
 
@@ -33,6 +33,7 @@ namespace {
 
 using namespace cairn;
 using namespace cairn::server;
+using cairn::fuzz::RespArray;
 
 // Commands on the process, not the keyspace: they would stop or reconfigure the target, or
 // spend its time on snapshots.
@@ -47,16 +48,6 @@ bool LeftOut(std::string_view name) {
     }
   }
   return false;
-}
-
-std::string Encode(const std::vector<std::string_view>& args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (std::string_view a : args) {
-    out += "$" + std::to_string(a.size()) + "\r\n";
-    out.append(a);
-    out += "\r\n";
-  }
-  return out;
 }
 
 // The top-level reply at the front of `reply`, when it is an array of bulk strings (KEYS).
@@ -104,7 +95,7 @@ class Target {
       if (r.status == resp::ParseStatus::kNeedMore || r.status == resp::ParseStatus::kError) {
         break;
       }
-      if (r.status == resp::ParseStatus::kCommand && !LeftOut(args[0])) commands += Encode(args);
+      if (r.status == resp::ParseStatus::kCommand && !LeftOut(args[0])) commands += RespArray(args);
       input.remove_prefix(r.consumed);
     }
 
@@ -116,8 +107,8 @@ class Target {
     Session checker(next_id_, "fuzz:2", "fuzz:0", 0);
     ++next_id_;
     CheckReadable(checker);
-    FUZZ_CHECK(RunAs(checker, Encode({"FLUSHALL"})) == "+OK\r\n");
-    FUZZ_CHECK(RunAs(checker, Encode({"KEYS", "*"})) == "*0\r\n");
+    FUZZ_CHECK(RunAs(checker, RespArray({"FLUSHALL"})) == "+OK\r\n");
+    FUZZ_CHECK(RunAs(checker, RespArray({"KEYS", "*"})) == "*0\r\n");
     EndSession(checker);
   }
 
@@ -150,8 +141,8 @@ class Target {
   }
 
   void CheckReadable(Session& checker) {
-    for (const std::string& key : BulkArray(RunAs(checker, Encode({"KEYS", "*"})))) {
-      const std::string type = RunAs(checker, Encode({"TYPE", key}));
+    for (const std::string& key : BulkArray(RunAs(checker, RespArray({"KEYS", "*"})))) {
+      const std::string type = RunAs(checker, RespArray({"TYPE", key}));
       std::vector<std::string_view> read;
       if (type == "+string\r\n") {
         read = {"GET", key};
@@ -171,7 +162,7 @@ class Target {
         std::fprintf(stderr, "TYPE %s: %s\n", key.c_str(), type.c_str());
         FUZZ_CHECK(false);
       }
-      const std::string reply = RunAs(checker, Encode(read));
+      const std::string reply = RunAs(checker, RespArray(read));
       if (reply.empty() || reply[0] == '-') {
         std::fprintf(stderr, "%s %s: %s\n", std::string(read[0]).c_str(), key.c_str(),
                      reply.c_str());

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "config/server_config.h"
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 
 namespace {
 

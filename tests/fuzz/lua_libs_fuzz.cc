@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 #include "server/support/script_run.h"
 
 namespace {

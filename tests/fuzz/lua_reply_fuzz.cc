@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 #include "resp/reply_writer.h"
 #include "scripting/lua.h"
 #include "scripting/lua_values.h"

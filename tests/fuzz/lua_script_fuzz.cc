@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 #include "server/support/script_run.h"
 
 namespace {

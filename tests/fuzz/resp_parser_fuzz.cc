@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_check.h"
+#include "fuzz_support.h"
 #include "resp/parser.h"
 
 namespace {
@@ -26,16 +26,6 @@ bool Inside(std::string_view part, std::string_view whole) {
   const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(part.data());
   const std::uintptr_t w = reinterpret_cast<std::uintptr_t>(whole.data());
   return p >= w && p + part.size() <= w + whole.size();
-}
-
-std::string AsArray(const std::vector<std::string_view>& args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (std::string_view a : args) {
-    out += "$" + std::to_string(a.size()) + "\r\n";
-    out.append(a);
-    out += "\r\n";
-  }
-  return out;
 }
 
 void ParseAll(std::string_view input, const Limits& limits) {
@@ -67,7 +57,7 @@ void ParseAll(std::string_view input, const Limits& limits) {
           FUZZ_CHECK(a.size() <= max_size);
         }
         // The same arguments as a RESP array: one command, all of it, the same words.
-        const std::string again = AsArray(args);
+        const std::string again = cairn::fuzz::RespArray(args);
         std::vector<std::string_view> reparsed;
         std::string reparsed_storage;
         Limits unlimited;
