@@ -51,7 +51,7 @@ struct ServerConfig {
   // Refuse a non-loopback bind without requirepass at start, and answer any client that is not
   // on a loopback address with -DENIED while no password is set (also after CONFIG SET).
   bool protected_mode = true;
-  std::string logfile;         // Empty: stderr.
+  std::string logfile;                                // Empty: stderr.
   std::size_t row_cache_bytes = 32ull * 1024 * 1024;  // Options::row_cache_bytes; 0: off.
   // Scripts: how long one may run before it is stopped (and rolled back), 0 for no limit;
   // how much memory each Lua state may hold.
