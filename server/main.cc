@@ -65,6 +65,23 @@ int Serve(const ServerConfig& config) {
   options.serialize_keyspace = io_threads == 1;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
+  options.min_free_disk_bytes = config.min_free_disk_bytes;
+  // Logged once per change, not per refused write: a full disk must not fill the log too.
+  options.on_health_change = [](const cairn::StoreHealth& health) {
+    if (health.writable()) {
+      std::cerr << "cairn-server: the store takes writes again\n";
+    } else {
+      std::cerr << "cairn-server: writes are refused (-MISCONF) until the cause is gone: "
+                << health.write_status.message() << "\n";
+    }
+  };
+  std::shared_ptr<cairn::FaultInjection> faults;
+  if (config.fault_injection) {
+    faults = cairn::FaultInjection::Create();
+    options.fault_injection = faults;
+    std::cerr << "cairn-server: fault-injection is on: any client may fail the disk (DEBUG "
+                 "FAULT); for tests only\n";
+  }
   cairn::Result<std::unique_ptr<cairn::Store>> store = cairn::Store::Open(options);
   if (!store.ok()) return Fail("cannot open the store: " + store.status().ToString());
 
@@ -76,6 +93,7 @@ int Serve(const ServerConfig& config) {
                               cairn::server::kStoreOtherFiles - descriptors->store_table_files,
                           std::numeric_limits<int>::max())));
   state.set_sync_before_reply(sync_before_reply);
+  state.set_faults(faults);
   cairn::server::NetServer net(state, io_threads);
   cairn::Result<int> port = net.Listen(config.bind, config.port);
   if (!port.ok()) return Fail(port.status().ToString());

@@ -44,7 +44,8 @@ auto RunDirect(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
   CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core.EnterKeyspace());
   internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
-                        core.write_options(), core.row_cache(ColumnFamily::kRecords));
+                        core.write_options(), core.row_cache(ColumnFamily::kRecords),
+                        core.health());
   return fn(rows, core.clock().NowMs());
 }
 
@@ -56,9 +57,11 @@ auto RunKeyspaceDirect(internal::StoreCore& core, Fn&& fn)
     -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
   CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core.EnterKeyspace());
   internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
-                           core.write_options(), core.row_cache(ColumnFamily::kRecords));
+                           core.write_options(), core.row_cache(ColumnFamily::kRecords),
+                           core.health());
   internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), core.read_options(),
-                           core.write_options(), core.row_cache(ColumnFamily::kMembers));
+                           core.write_options(), core.row_cache(ColumnFamily::kMembers),
+                           core.health());
   Keyspace ks{records, members, core.version_counter()};
   return fn(ks, core.clock().NowMs());
 }
@@ -77,9 +80,9 @@ auto RunKeyspaceSnapshot(internal::StoreCore& core, Fn&& fn)
   rocksdb::ReadOptions read_options = core.read_options();
   read_options.snapshot = snapshot.snapshot();
   internal::DbRows records(core.db(), core.cf(ColumnFamily::kRecords), read_options,
-                           core.write_options(), nullptr);
+                           core.write_options(), nullptr, core.health());
   internal::DbRows members(core.db(), core.cf(ColumnFamily::kMembers), read_options,
-                           core.write_options(), nullptr);
+                           core.write_options(), nullptr, core.health());
   Keyspace ks{records, members, core.version_counter()};
   return fn(ks, core.clock().NowMs());
 }
@@ -388,6 +391,18 @@ Status Store::RunTransaction(const std::function<Status(Transaction&)>& fn, int 
 Status Store::Sync() { return core_->Sync(); }
 
 Status Store::Compact() { return core_->Compact(); }
+
+std::uint64_t Store::VisiblePosition() const { return core_->VisiblePosition(); }
+
+std::uint64_t Store::DurablePosition() const { return core_->DurablePosition(); }
+
+StoreHealth Store::Health() const { return core_->health().Snapshot(); }
+
+bool Store::Writable() const { return core_->writable(); }
+
+void Store::CheckHealth() {
+  if (!core_->closed()) core_->CheckHealth();
+}
 
 Result<StreamAddResult> Store::StreamAdd(std::string_view key, std::span<const HashField> fields,
                                          const StreamAddOptions& options) {

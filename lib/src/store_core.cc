@@ -13,9 +13,11 @@
 #include <system_error>
 
 #include "storage/btree_memtable.h"
+#include "storage/fault_fs.h"
 #include "storage/indexed_memtable.h"
 #include "storage/key_codec.h"
 #include "storage/member_prefix.h"
+#include "storage/resumable_fs.h"
 #include "storage/rocks_status.h"
 #include "storage/schema.h"
 #include "util/status_macros.h"
@@ -163,11 +165,17 @@ void SetKeyspaceMemtable(ColumnFamily family, bool serialized,
   }
 }
 
+std::shared_ptr<Clock> ClockOf(const Options& options) {
+  return options.clock ? options.clock : DefaultClock();
+}
+
 }  // namespace
 
 StoreCore::StoreCore(const Options& options)
-    : options_(options), keyspace_gate_(options.serialize_keyspace, options.lock_timeout_ms) {
-  if (!options_.clock) options_.clock = DefaultClock();
+    : options_(options),
+      keyspace_gate_(options.serialize_keyspace, options.lock_timeout_ms),
+      health_(ClockOf(options), options.min_free_disk_bytes, options.on_health_change) {
+  options_.clock = ClockOf(options);
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);
   member_filter_ = std::make_shared<MemberFilterFactory>(options_.clock);
   block_cache_ = rocksdb::NewLRUCache(options_.block_cache_bytes);
@@ -202,7 +210,15 @@ Status StoreCore::OpenDb() {
     if (ec) return Status::IOError("cannot create data directory " + dir + ": " + ec.message());
   }
 
+  MakeFileSystem();
   rocksdb::DBOptions db_options;
+  db_options.env = env_.get();
+  db_options.listeners.push_back(StorageHealth::NewListener(&health_));
+  // Writes stopped by a storage error are resumed by CheckHealth (DB::Resume), once a second,
+  // not by RocksDB's own recovery thread: in RocksDB 7.8 a close that cancels that thread can
+  // wait for it for ever (ErrorHandler::RecoverFromRetryableBGIOError returns on
+  // end_recovery_ without clearing recovery_in_prog_, which DBImpl::CloseHelper waits on).
+  db_options.max_bgerror_resume_count = 0;
   db_options.create_if_missing = !exists;
   db_options.create_missing_column_families = !exists;
   db_options.max_background_jobs = 2;
@@ -280,9 +296,80 @@ Status StoreCore::OpenDb() {
                                                         "versions", kVersionBlock);
   member_filter_->Attach(db_.get(), cf(ColumnFamily::kRecords));
   if (options_.durability == Durability::kEverySec) {
-    syncer_ = std::make_unique<WalSyncer>(db_.get(), std::chrono::seconds(1));
+    syncer_ = std::make_unique<PeriodicThread>("cairn-walsync", std::chrono::seconds(1),
+                                               [this] { SyncIfWritten(); });
   }
+  CheckHealth();  // A store opened on a full disk refuses writes from the start.
+  health_thread_ = std::make_unique<PeriodicThread>("cairn-health", std::chrono::seconds(1),
+                                                    [this] { CheckHealth(); });
   return Status::Ok();
+}
+
+void StoreCore::MakeFileSystem() {
+  std::shared_ptr<rocksdb::FileSystem> fs = rocksdb::FileSystem::Default();
+  if (options_.fault_injection) {
+    // Shares the injector's ownership: the file system may outlive this Options copy.
+    fs = NewFaultFileSystem(
+        std::move(fs),
+        std::shared_ptr<FaultState>(options_.fault_injection, &options_.fault_injection->state()));
+  }
+  fs_ = NewResumableFileSystem(std::move(fs));
+  env_ = rocksdb::NewCompositeEnv(fs_);
+}
+
+void StoreCore::CheckHealth() {
+  std::uint64_t free_bytes = 0;
+  const rocksdb::IOStatus measured =
+      fs_->GetFreeSpace(options_.data_dir, rocksdb::IOOptions(), &free_bytes, nullptr);
+  std::optional<std::uint64_t> free;
+  if (measured.ok()) free = free_bytes;
+  health_.FreeSpaceMeasured(free);
+  if (!health_.storage_failed()) return;
+  // Resume only with room to flush into: the resume writes every memtable out.
+  if (free && options_.min_free_disk_bytes > 0 && *free < options_.min_free_disk_bytes) return;
+  // OK also when RocksDB is not stopped (any more); Busy while its own recovery runs, which
+  // reports its end through the listener.
+  // The root database: TransactionDB does not pass Resume on (its DB::Resume is NotSupported).
+  rocksdb::Status r = db_->GetRootDB()->Resume();
+  if (r.ok()) health_.StorageRecovered();
+}
+
+// An empty batch written with sync: RocksDB syncs the log in its write path, in turn with the
+// writers, and refuses the call (with the error) once a failed write has stopped the database.
+// DB::SyncWAL runs beside the writers instead, and in RocksDB 7.8 it asserts — ending the
+// process, as Debian's build keeps assertions — when it meets a log file whose last write
+// failed (WritableFileWriter::AssertFalseAndGetStatusForPrevError): a full disk under
+// `always` or `everysec` would take the whole process down.
+Status StoreCore::SyncLog() {
+  // Every write published by now is in the log already (RocksDB appends before it inserts and
+  // publishes), so the fsync below covers it.
+  const std::uint64_t covered = db_->GetLatestSequenceNumber();
+  rocksdb::WriteOptions sync;
+  sync.sync = true;
+  rocksdb::WriteBatch empty;
+  Status s = FromRocks(db_->GetRootDB()->Write(sync, &empty), "fsync write-ahead log");
+  if (!s.ok()) return s;
+  std::uint64_t durable = durable_sequence_.load();
+  while (durable < covered && !durable_sequence_.compare_exchange_weak(durable, covered)) {
+  }
+  return s;
+}
+
+std::uint64_t StoreCore::VisiblePosition() const {
+  return db_ == nullptr ? 0 : db_->GetLatestSequenceNumber();
+}
+
+std::uint64_t StoreCore::DurablePosition() const {
+  if (options_.durability == Durability::kAlways) return VisiblePosition();
+  return durable_sequence_.load();
+}
+
+void StoreCore::SyncIfWritten() {
+  const std::uint64_t sequence = db_->GetLatestSequenceNumber();
+  if (sequence == synced_sequence_) return;
+  // A failure stops writes and is reported through health_; the resume that ends it flushes
+  // what the log held to table files.
+  if (SyncLog().ok()) synced_sequence_ = sequence;
 }
 
 Status StoreCore::CheckOpen() const {
@@ -295,13 +382,12 @@ RowTransaction StoreCore::BeginRows(ColumnFamily family) const {
   if (!IsKeyspace(family) || !keyspace_gate_.serialized()) {
     locks.reset(db_->BeginTransaction(write_options_, txn_options_));
   }
-  return RowTransaction(db_.get(), write_options_, std::move(locks));
+  return RowTransaction(db_.get(), write_options_, std::move(locks), &health_);
 }
 
 Status StoreCore::Sync() {
   CAIRN_RETURN_IF_ERROR(CheckOpen());
-  if (syncer_) CAIRN_RETURN_IF_ERROR(syncer_->last_error());
-  return FromRocks(db_->SyncWAL(), "fsync write-ahead log");
+  return SyncLog();
 }
 
 Status StoreCore::Compact() {
@@ -317,6 +403,7 @@ Status StoreCore::Compact() {
 
 Status StoreCore::Close() {
   if (!db_) return Status::Ok();
+  health_thread_.reset();
   syncer_.reset();
   fencing_counter_.reset();
   version_counter_.reset();
@@ -325,8 +412,8 @@ Status StoreCore::Close() {
   flush.wait = true;
   rocksdb::Status s = db_->Flush(flush, handles_);
   if (!s.ok()) result = FromRocks(s, "flush on close");
-  s = db_->SyncWAL();
-  if (!s.ok() && result.ok()) result = FromRocks(s, "fsync on close");
+  Status synced = SyncLog();
+  if (!synced.ok() && result.ok()) result = synced;
   // Running compactions' member filters read through the records handle: stop them first.
   member_filter_->Detach();
   rocksdb::CancelAllBackgroundWork(db_.get(), /*wait=*/true);

@@ -6,6 +6,7 @@
 #include <rocksdb/utilities/transaction_db.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -19,10 +20,11 @@
 #include "storage/keyspace_gate.h"
 #include "storage/member_filter.h"
 #include "storage/monotonic_counter.h"
+#include "storage/periodic_thread.h"
 #include "storage/row_cache.h"
 #include "storage/row_transaction.h"
+#include "storage/storage_health.h"
 #include "storage/ttl_filter.h"
-#include "storage/wal_syncer.h"
 #include "util/status_macros.h"
 
 namespace cairn::internal {
@@ -100,6 +102,16 @@ class StoreCore {
 
   // Makes all acknowledged writes durable.
   Status Sync();
+  // Store::VisiblePosition and DurablePosition. 0 once closed.
+  std::uint64_t VisiblePosition() const;
+  std::uint64_t DurablePosition() const;
+
+  // Whether writes are taken now (an atomic load), and the whole picture.
+  bool writable() const { return health_.writable(); }
+  const StorageHealth& health() const { return health_; }
+  // Measures free space and, if a storage error stopped writes and the guard allows, asks
+  // RocksDB to resume them. The health thread does this once a second.
+  void CheckHealth();
 
   // Full compaction of every column family.
   Status Compact();
@@ -107,6 +119,13 @@ class StoreCore {
  private:
   explicit StoreCore(const Options& options);
   Status OpenDb();
+  // The file system the database runs on: the machine's (or the test's fault injector) with
+  // write errors made resumable (storage/resumable_fs.h).
+  void MakeFileSystem();
+  // Syncs the write-ahead log through RocksDB's write path (see the definition).
+  Status SyncLog();
+  // Durability::kEverySec's once-a-second sync, skipped when nothing was written since.
+  void SyncIfWritten();
 
   Options options_;
   std::shared_ptr<TtlCompactionFilter> ttl_filter_;  // Outlives db_.
@@ -118,11 +137,17 @@ class StoreCore {
   rocksdb::ReadOptions read_options_;
   rocksdb::TransactionOptions txn_options_;
   KeyspaceGate keyspace_gate_;
+  StorageHealth health_;
+  std::shared_ptr<rocksdb::FileSystem> fs_;
+  std::unique_ptr<rocksdb::Env> env_;  // Over fs_; outlives db_.
   std::unique_ptr<rocksdb::TransactionDB> db_;
   // Indexed by ColumnFamily; then any column family a newer Cairn added (opened only so that
   // the schema check can refuse the directory).
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-  std::unique_ptr<WalSyncer> syncer_;
+  std::unique_ptr<PeriodicThread> syncer_;  // Durability::kEverySec only.
+  std::unique_ptr<PeriodicThread> health_thread_;
+  std::uint64_t synced_sequence_ = 0;               // SyncIfWritten's, on syncer_'s thread.
+  std::atomic<std::uint64_t> durable_sequence_{0};  // Raised by every SyncLog that succeeds.
   std::unique_ptr<MonotonicCounter> fencing_counter_;
   std::unique_ptr<MonotonicCounter> version_counter_;
   std::mutex shared_mu_;

@@ -88,6 +88,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     }
     if (parsed.status == resp::ParseStatus::kError) {
       writer.Error("ERR Protocol error: " + parsed.error);
+      ++progress.replies;
       session_.close_after_reply = true;
       break;
     }
@@ -102,6 +103,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       break;
     }
     if (admission == Admission::kRefused) {
+      ++progress.replies;
       pos += parsed.consumed;
       continue;
     }
@@ -135,6 +137,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     }
     pos += parsed.consumed;
     if (session_.parked) break;  // The commands after it wait for its reply.
+    ++progress.replies;
   }
   // Once per run, not per command: CLIENT LIST shows idle time in whole seconds.
   if (pos > 0) session_.last_command_ms_.store(server_.clock().NowMs(), std::memory_order_relaxed);

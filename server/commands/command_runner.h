@@ -35,6 +35,8 @@ class CommandRunner {
                                // batch's commit.
     bool deferred = false;     // A script runs on this thread: the next command waits until
                                // it ends (commands/script_busy.h); it is not consumed.
+    std::size_t replies = 0;   // Replies appended to *out, one per command that ran (or was
+                               // refused); a command that parked replies later.
   };
 
   // Runs what `input` holds and appends the replies to *out (in the session's protocol).

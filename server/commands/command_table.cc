@@ -83,6 +83,7 @@ CommandTable BuildCommandTable() {
   RegisterQueueCommands(table);
   RegisterScriptCommands(table);
   RegisterPubSubCommands(table);
+  RegisterDebugCommands(table);
   return table;
 }
 

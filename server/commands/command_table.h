@@ -67,5 +67,6 @@ void RegisterQueueCommands(CommandTable& table);
 void RegisterScriptCommands(CommandTable& table);
 // SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB.
 void RegisterPubSubCommands(CommandTable& table);
+void RegisterDebugCommands(CommandTable& table);
 
 }  // namespace cairn::server

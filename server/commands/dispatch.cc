@@ -54,6 +54,12 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
                 const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
                 Transaction* txn) {
   if (spec.Has(kWrite)) {
+    // Refused before it runs, as Redis refuses writes it could not persist: here, directly,
+    // inside EXEC and from scripts alike. Reads go on.
+    if (!server.store().Writable()) {
+      const Status cause = server.store().Health().write_status;
+      if (!cause.ok()) return reply.Error(StorageRefusal(cause));
+    }
     if (!spec.Has(kGroupStateOnly)) {
       for (std::string_view key : CommandKeys(spec, args)) {
         server.watches().Touch(key);
@@ -62,6 +68,7 @@ void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
     }
     session.wrote = true;
   }
+  if (spec.Has(kReadOnly) || spec.Has(kWrite)) session.read_data = true;
   CommandContext ctx{args, reply, session, server, data, txn};
   spec.handler(ctx);
   server.commands_processed.fetch_add(1, std::memory_order_relaxed);
@@ -105,6 +112,11 @@ void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
   }
   if (session.in_multi && spec->Has(kNoMulti)) {
     return reject("ERR Command not allowed inside a transaction");
+  }
+  if (session.in_multi && !spec->Has(kMultiControl) && spec->Has(kWrite) &&
+      !server.store().Writable()) {
+    const Status cause = server.store().Health().write_status;
+    if (!cause.ok()) return reject(StorageRefusal(cause));
   }
   if (session.in_multi && !spec->Has(kMultiControl)) {
     // The queue is a copy of what the client sent, kept until EXEC: bounded as its input is,

@@ -23,6 +23,10 @@ std::string WrongArity(std::string_view name);
 // "ERR invalid expire time in '<name>' command".
 std::string InvalidExpire(std::string_view name);
 
+// "MISCONF ...": the reply to a write while the store takes none (StoreHealth), naming why.
+// Redis answers MISCONF when it cannot persist; clients and libraries know the prefix.
+std::string StorageRefusal(const Status& cause);
+
 // Writes the RESP error for a failed library call: WRONGTYPE for kWrongType, the overflow
 // message for kOutOfRange, "ERR <message>" for the rest.
 void ReplyStatus(resp::ReplyWriter& reply, const Status& status);

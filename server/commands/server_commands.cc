@@ -82,6 +82,21 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("aof_enabled", config.durability == Durability::kNone ? "0" : "1");
     line("cairn_durability", std::string(DurabilityName(config.durability)));
     line("cairn_dir", config.dir);
+    // Whether the store takes writes (Redis's aof_last_write_status), and if not, why and
+    // since when; writes resume on their own once the cause is gone.
+    const StoreHealth health = server.store().Health();
+    line("aof_last_write_status", health.writable() ? "ok" : "err");
+    std::string error = health.write_status.message();
+    for (char& c : error) {
+      if (c == '\r' || c == '\n') c = ' ';
+    }
+    line("cairn_write_error", error);
+    line("cairn_write_stopped_at", std::to_string(health.stopped_at_ms / 1000));
+    line("cairn_write_resumed_at", std::to_string(health.resumed_at_ms / 1000));
+    line("cairn_write_stops", std::to_string(health.stops));
+    line("cairn_disk_free_bytes",
+         health.free_disk_bytes ? std::to_string(*health.free_disk_bytes) : "");
+    line("cairn_min_free_disk", std::to_string(config.min_free_disk_bytes));
   } else if (name == "stats") {
     out += "# Stats\r\n";
     line("total_connections_received", std::to_string(server.connections_received.load()));

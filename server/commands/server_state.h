@@ -94,6 +94,10 @@ class ServerState {
   // (net/pass_commit.h), so no write is acknowledged before it is durable.
   bool sync_before_reply() const { return sync_before_reply_; }
   void set_sync_before_reply(bool on) { sync_before_reply_ = on; }
+  // The store's fault injector (fault-injection yes, for tests), driven by DEBUG FAULT; null
+  // otherwise.
+  FaultInjection* faults() const { return faults_.get(); }
+  void set_faults(std::shared_ptr<FaultInjection> faults) { faults_ = std::move(faults); }
   Engines& engines() { return engines_; }
   const CommandTable& table() const { return table_; }
   const Clock& clock() const { return *clock_; }
@@ -212,6 +216,7 @@ class ServerState {
   }
 
   Store& store_;
+  std::shared_ptr<FaultInjection> faults_;
   const CommandTable& table_;
   mutable std::mutex config_mu_;
   ServerConfig config_;

@@ -46,6 +46,11 @@ class Session {
   // A write command ran since the replies were last sent: under durability `always` the
   // connection syncs the store before it sends them.
   bool wrote = false;
+  // A command that reads the data set (flagged readonly or write) ran since the replies were
+  // last sent: under `always` its replies wait until every write it could have seen, of any
+  // io thread, is durable. (INFO, PING, CONFIG and the like read none, and are answered even
+  // while the disk fails.)
+  bool read_data = false;
   // The keys (KeyWaiters::KeyHash) write commands named since the replies were last sent;
   // once their writes are committed the connection signals them to the clients blocked on
   // keys (key_waiters.h).

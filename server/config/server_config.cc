@@ -150,7 +150,7 @@ constexpr std::int64_t kMaxBindAddresses = 16;
 constexpr std::int64_t kMaxThreads = 64;
 
 // Order matters: CONFIG GET and HelpText list parameters in this order.
-constexpr std::array<Param, 19> kParams = {{
+constexpr std::array<Param, 21> kParams = {{
     {"bind", "", Kind::kAddresses, false, 1, kMaxBindAddresses,
      "Addresses to listen on (several allowed)",
      [](const Value& v, ServerConfig* c) { c->bind = v.text; },
@@ -216,6 +216,18 @@ constexpr std::array<Param, 19> kParams = {{
        c->row_cache_bytes = static_cast<std::size_t>(v.number);
      },
      [](const ServerConfig& c) { return Number(static_cast<std::int64_t>(c.row_cache_bytes)); }},
+    {"min-free-disk", "", Kind::kMemory, false, 0, kInt64Max,
+     "Writes are refused (-MISCONF) while the disk has less free space; 0: no guard",
+     [](const Value& v, ServerConfig* c) {
+       c->min_free_disk_bytes = static_cast<std::uint64_t>(v.number);
+     },
+     [](const ServerConfig& c) {
+       return Number(static_cast<std::int64_t>(c.min_free_disk_bytes));
+     }},
+    {"fault-injection", "", Kind::kYesNo, false, 0, 0,
+     "Tests only: DEBUG FAULT may fail the store's disk operations and cut its power",
+     [](const Value& v, ServerConfig* c) { c->fault_injection = v.number != 0; },
+     [](const ServerConfig& c) { return Number(c.fault_injection ? 1 : 0); }},
     {"lua-time-limit", "", Kind::kInteger, true, 0, kInt64Max,
      "Milliseconds a script may run before it is stopped and rolled back; 0: no limit",
      [](const Value& v, ServerConfig* c) { c->lua_time_limit_ms = v.number; },

@@ -53,6 +53,12 @@ struct ServerConfig {
   bool protected_mode = true;
   std::string logfile;                                // Empty: stderr.
   std::size_t row_cache_bytes = 32ull * 1024 * 1024;  // Options::row_cache_bytes; 0: off.
+  // Options::min_free_disk_bytes: writes are refused with -MISCONF while the data directory's
+  // file system has less free space than this; 0: no guard.
+  std::uint64_t min_free_disk_bytes = 64ull * 1024 * 1024;
+  // For tests: the store runs over a FaultInjection (cairn/fault_injection.h) that DEBUG FAULT
+  // drives. Never for production: any client could then fail the disk or cut the power.
+  bool fault_injection = false;
   // Scripts: how long one may run before it is stopped (and rolled back), 0 for no limit;
   // how much memory each Lua state may hold.
   std::int64_t lua_time_limit_ms = 5000;

@@ -12,6 +12,7 @@
 #include "commands/pubsub_commands.h"
 #include "commands/script_busy.h"
 #include "net/loopback.h"
+#include "resp/reply_writer.h"
 
 namespace cairn::server {
 namespace {
@@ -199,8 +200,10 @@ void Connection::Pump() {
   if (session_.kill_requested.load()) return Close();
   if (!writing_ && !awaiting_commit_) {
     bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
+    if (pass_replies_ == 0) pass_out_start_ = out_.size();
     if (parked_reply_) {
       // The parked command's reply follows the replies sent before it parked.
+      ++pass_replies_;
       out_ += *parked_reply_;
       parked_reply_.reset();
       parked_ = false;
@@ -218,10 +221,14 @@ void Connection::Pump() {
     }
     if (std::exchange(session_.wrote, false)) pass_.MarkWritten();
     // Replies to writes in the batch wait for its commit; under `always` every reply of a
-    // pass that wrote waits for the sync.
-    if (std::exchange(batched_, false) || (ran && pass_.sync() && pass_.written())) {
+    // pass that wrote waits for the sync, and so does one that read data while a write (of
+    // any io thread) it could have seen is not durable yet.
+    const bool read_data = std::exchange(session_.read_data, false);
+    if (std::exchange(batched_, false) ||
+        (ran && pass_.sync() && (pass_.written() || (read_data && pass_.NeedsSyncForReads())))) {
       return AwaitPassCommit();  // Then Pump again sends them.
     }
+    pass_replies_ = 0;  // Those of this pass are final now.
     // Whatever the commands wrote is committed by now: the clients blocked on it may go on,
     // and the messages published inside it may go out.
     SignalTouchedKeys();
@@ -325,6 +332,7 @@ void Connection::RunCommands() {
       runner_.Run(std::string_view(in_.data() + begin_, end_ - begin_), &out_);
   in_commands_ = false;
   begin_ += progress.consumed;
+  pass_replies_ += progress.replies;
   wanted_ = progress.wanted;
   parse_at_ = progress.at_least;
   if (progress.batched) {
@@ -358,16 +366,25 @@ void Connection::AwaitPassCommit() {
   pass_.Await([self = shared_from_this()](const Status& synced) {
     self->awaiting_commit_ = false;
     if (self->closed_) return;
-    if (!synced.ok()) {
-      // The writes may not be durable: acknowledging them would be a lie, so the client gets
-      // no reply at all and sees the connection drop (the outcome is unknown to it, as after
-      // a crash).
-      std::fprintf(stderr, "cairn-server: commit or sync failed, closing client %llu: %s\n",
-                   static_cast<unsigned long long>(self->session_.id()), synced.ToString().c_str());
-      return self->Close();
-    }
+    if (!synced.ok()) self->WithdrawPassReplies(synced);
     self->Pump();
   });
+}
+
+void Connection::WithdrawPassReplies(const Status& failure) {
+  // The writes may not be durable (or not even committed): acknowledging them would be a lie,
+  // and the reads of the pass may have seen them. Each command of the pass is answered with
+  // the error instead; what it wrote may still take effect (a failed fsync leaves the write in
+  // memory, and the resume makes it durable), so its outcome is unknown, as after a timeout.
+  std::string error =
+      "MISCONF Cairn could not commit or sync this write to its disk, so it was "
+      "not acknowledged (it may still take effect); writes are refused until the "
+      "cause is gone: " +
+      failure.message();
+  out_.resize(pass_out_start_);
+  resp::ReplyWriter writer(&out_, session_.protocol);
+  for (std::size_t i = 0; i < pass_replies_; ++i) writer.Error(error);
+  session_.staged_messages.clear();  // Messages published by writes that were not made.
 }
 
 void Connection::StartParkedCall() {

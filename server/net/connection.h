@@ -53,6 +53,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Pump();
   void RunCommands();
   void AwaitPassCommit();
+  // After the pass's commit or sync failed: its replies become one error per command.
+  void WithdrawPassReplies(const Status& failure);
   void StartRead();
   // Wakes the clients blocked on the keys this connection's commands wrote.
   void SignalTouchedKeys();
@@ -92,11 +94,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;          // An async write is outstanding (of out_).
   bool batched_ = false;          // Replies in out_ answer writes in the pass's write batch.
   bool awaiting_commit_ = false;  // The replies in out_ wait for the io thread's pass commit.
-  bool parked_ = false;           // A blocking command is waiting; commands after it wait too.
-  bool deferred_ = false;         // Its next command waits for the script running on this thread.
-  bool in_commands_ = false;      // RunCommands is on the stack (a script may serve handlers).
-  bool repump_ = false;           // Pump was called meanwhile and must run again after.
-  bool close_pending_ = false;    // Close was asked for while RunCommands was on the stack.
+  // The replies of the pass not yet released, and where in out_ they begin: what a failed
+  // commit withdraws.
+  std::size_t pass_replies_ = 0;
+  std::size_t pass_out_start_ = 0;
+  bool parked_ = false;         // A blocking command is waiting; commands after it wait too.
+  bool deferred_ = false;       // Its next command waits for the script running on this thread.
+  bool in_commands_ = false;    // RunCommands is on the stack (a script may serve handlers).
+  bool repump_ = false;         // Pump was called meanwhile and must run again after.
+  bool close_pending_ = false;  // Close was asked for while RunCommands was on the stack.
   std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
   std::atomic<bool> park_stop_{false};        // Set to end the parked wait early.
   std::function<void()> park_wake_;           // Makes the parked wait look at park_stop_.

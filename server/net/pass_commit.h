@@ -4,8 +4,13 @@
 // that is ready on the thread has run, Flush commits the batch — one write-ahead-log write for
 // all of them — and, under `always`, syncs the log once, as Redis's appendfsync always does per
 // event-loop pass; then each waiting connection sends its replies (or, if the commit or sync
-// failed, drops without a reply: its writes' outcome is unknown). One per io thread, used only
-// on it.
+// failed, gets an error for each of its commands instead: its writes' outcome is unknown). One
+// per io thread, used only on it.
+//
+// Under `always`, what a client reads must be durable too, even when another io thread wrote
+// it: that thread commits, then syncs, and in between its write is visible here. So a pass that
+// ran anything notes how far the store's visible writes reach (Store::VisiblePosition) and, if
+// the durable ones reach less far, syncs before its replies leave as well (NeedsSyncForReads).
 //
 // Under `always` the sync waits a moment for more writers first (group commit, as PostgreSQL's
 // commit_delay): when the replies of a sync go out, their clients answer over the next tens of
@@ -17,7 +22,9 @@
 // (timerfd_settime), and a fixed tick waits on after the last writer has come.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -44,6 +51,16 @@ class PassCommit {
   }
   bool written() const { return written_; }
   bool sync() const { return sync_; }
+
+  // Under `always`, after a pass ran commands: true if they may have read a write (of any io
+  // thread) that is not durable yet; the replies must then Await a sync, which Finish runs.
+  bool NeedsSyncForReads() {
+    if (!sync_) return false;
+    const std::uint64_t visible = store_.VisiblePosition();
+    if (store_.DurablePosition() >= visible) return false;
+    read_horizon_ = std::max(read_horizon_, visible);
+    return true;
+  }
 
   // Calls done(status) on this io thread once everything written before the call is
   // committed (and, under `always`, synced).
@@ -95,8 +112,10 @@ class PassCommit {
     scheduled_ = false;
     batch_.Commit();
     Status status = batch_.TakeStatus();
-    if (status.ok() && sync_ && written_) status = store_.Sync();
+    const bool unread_durable = store_.DurablePosition() < read_horizon_;
+    if (status.ok() && sync_ && (written_ || unread_durable)) status = store_.Sync();
     written_ = false;
+    read_horizon_ = 0;
     std::vector<std::function<void(const Status&)>> waiting;
     waiting.swap(waiting_);
     for (auto& done : waiting) done(status);
@@ -110,6 +129,7 @@ class PassCommit {
   bool scheduled_ = false;
   bool written_ = false;
   std::uint64_t writes_ = 0;  // Passes of a connection that wrote, ever: tells Gather of new ones.
+  std::uint64_t read_horizon_ = 0;  // The VisiblePosition this pass's replies wait to be durable.
   boost::asio::steady_timer retry_timer_;  // While a script runs in the batch.
 };
 

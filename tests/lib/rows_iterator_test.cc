@@ -49,7 +49,8 @@ TEST(PrefixSuccessorTest, IsTheLeastKeyPastThePrefix) {
 }
 
 TEST_F(RowsIteratorTest, DatabaseIteratorStopsAtTheBound) {
-  DbRows rows(db_.get(), db_->DefaultColumnFamily(), read_, write_, nullptr);
+  StorageHealth health(DefaultClock(), 0, nullptr);
+  DbRows rows(db_.get(), db_->DefaultColumnFamily(), read_, write_, nullptr, health);
   EXPECT_EQ(Keys(*rows.NewIterator("a3"), "a"), (std::vector<std::string>{"a1", "a2"}));
   EXPECT_EQ(Keys(*rows.NewPrefixIterator("a"), "a2"), (std::vector<std::string>{"a2", "a3"}));
   EXPECT_EQ(Keys(*rows.NewIterator(), "b"), (std::vector<std::string>{"b1", "c1"}));

@@ -822,6 +822,8 @@ TEST(GetParametersTest, AllParametersInTableOrderWithDefaults) {
       {"protected-mode", "yes"},
       {"logfile", ""},
       {"row-cache", "33554432"},
+      {"min-free-disk", "67108864"},
+      {"fault-injection", "no"},
       {"lua-time-limit", "5000"},
       {"busy-reply-threshold", "5000"},
       {"lua-memory-limit", "67108864"},
@@ -857,7 +859,7 @@ TEST(GetParametersTest, PatternsSelectByName) {
   for (const auto& [pattern, expected] : cases) {
     EXPECT_EQ(GetParameters(pattern, config), expected) << pattern;
   }
-  EXPECT_EQ(GetParameters("*", config).size(), 19u);
+  EXPECT_EQ(GetParameters("*", config).size(), 21u);
 }
 
 TEST(GetParametersTest, FormatsValuesAsRedisDoes) {
@@ -905,6 +907,7 @@ TEST(HelpTextTest, ShowsUsageAndEveryOptionWithItsDefault) {
     std::string shown = value.empty() ? "\"\"" : value;
     if (name == "proto-max-bulk-len") shown = "512mb";  // Sizes are shown with a unit.
     if (name == "row-cache") shown = "32mb";
+    if (name == "min-free-disk") shown = "64mb";
     if (name == "client-query-buffer-limit") shown = "1gb";
     if (name == "lua-memory-limit") shown = "64mb";
     if (name == "lua-write-buffer-limit") shown = "256mb";

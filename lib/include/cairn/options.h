@@ -3,12 +3,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "cairn/clock.h"
+#include "cairn/fault_injection.h"
 #include "cairn/result.h"
+#include "cairn/store_health.h"
 
 namespace cairn {
 
@@ -76,6 +79,20 @@ struct Options {
   // another thread that uses the keyspace (that thread waits for the transaction: both stop
   // until the timeout).
   bool serialize_keyspace = false;
+
+  // Writes are refused (kIOError, Store::Health says why) while the data directory's file
+  // system has less free space than this, so that the disk never fills up under the store:
+  // RocksDB needs room to flush and compact, and a write that meets a full disk stops every
+  // write until space is freed. Checked once a second. Default: 64 MiB. 0 turns the guard off.
+  std::uint64_t min_free_disk_bytes = 64ull << 20;
+
+  // Called when the store stops taking writes and when it takes them again (StoreHealth), on a
+  // thread of the store's: to log it, say. It must return quickly and must not call the store.
+  std::function<void(const StoreHealth&)> on_health_change;
+
+  // For tests: every file operation of the store goes through this injector, which can fail
+  // them and simulate a power cut (cairn/fault_injection.h). Default (null): none.
+  std::shared_ptr<FaultInjection> fault_injection;
 };
 
 }  // namespace cairn

@@ -157,6 +157,25 @@ class Store final : public Records {
   // Makes every write acknowledged so far durable (one fsync of the write-ahead log).
   Status Sync();
 
+  // Positions in the store's history of writes, for a program that answers a reader only once
+  // what it read is durable (cairn-server under `always`, whose writers sync after they
+  // commit, so a reader on another thread can see a write before its sync). Every write that a
+  // read could see before VisiblePosition() is called is at or below it; a Sync() makes every
+  // write at or below the VisiblePosition() of its start durable and raises DurablePosition()
+  // to it. Under Durability::kAlways every write is durable before it is visible, and the two
+  // are equal.
+  std::uint64_t VisiblePosition() const;
+  std::uint64_t DurablePosition() const;
+
+  // Whether the store takes writes now and, if not, why (cairn/store_health.h). While it
+  // takes none, every write fails with the same kIOError; reads go on.
+  StoreHealth Health() const;
+  // Health().writable(), as one atomic load: cheap enough to ask before every write.
+  bool Writable() const;
+  // Measures free disk space and, if a storage error stopped writes and its cause is gone,
+  // resumes them — now, instead of at the store's own check a second later.
+  void CheckHealth();
+
   // Compacts every column family fully, so that expired records leave the disk now rather
   // than when RocksDB would next compact their files.
   Status Compact();

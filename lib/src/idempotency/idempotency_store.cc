@@ -194,7 +194,8 @@ class IdempotencyStore::Impl {
   Result<std::optional<IdempotencyRecord>> Get(const IdempotencyKey& key) {
     CAIRN_ASSIGN_OR_RETURN(internal::KeyspaceHold hold, core_.EnterKeyspace());
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kRecords), core_.read_options(),
-                          core_.write_options(), core_.row_cache(ColumnFamily::kRecords));
+                          core_.write_options(), core_.row_cache(ColumnFamily::kRecords),
+                          core_.health());
     return Load(rows, core_.clock().NowMs(), key);
   }
 

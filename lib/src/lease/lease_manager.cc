@@ -156,7 +156,8 @@ class LeaseManager::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateResource(resource));
     CAIRN_RETURN_IF_ERROR(core_.CheckOpen());
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kLeases), core_.read_options(),
-                          core_.write_options(), core_.row_cache(ColumnFamily::kLeases));
+                          core_.write_options(), core_.row_cache(ColumnFamily::kLeases),
+                          core_.health());
     CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
                            internal::LoadLeaseRow(rows, core_.clock().NowMs(), resource));
     return LeaseState{std::move(row.holders), row.highest_fencing};

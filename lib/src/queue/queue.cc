@@ -867,7 +867,8 @@ class Queue::Impl {
 
   internal::DbRows ReadRows() {
     return internal::DbRows(core_.db(), core_.cf(ColumnFamily::kQueues), core_.read_options(),
-                            core_.write_options(), core_.row_cache(ColumnFamily::kQueues));
+                            core_.write_options(), core_.row_cache(ColumnFamily::kQueues),
+                            core_.health());
   }
 
   static Status FromWrite(const rocksdb::Status& s) {

@@ -254,15 +254,17 @@ class TransactionRows final : public Rows {
 // it); reads do not lock.
 class DbRows final : public Rows {
  public:
-  // `cache`: the column family's row cache, or nullptr if it has none.
+  // `cache`: the column family's row cache, or nullptr if it has none. `health`: refuses
+  // writes while the store takes none.
   DbRows(rocksdb::TransactionDB* db, rocksdb::ColumnFamilyHandle* cf,
          const rocksdb::ReadOptions& read_options, const rocksdb::WriteOptions& write_options,
-         RowCache* cache)
+         RowCache* cache, const StorageHealth& health)
       : db_(db),
         cf_(cf),
         read_options_(read_options),
         write_options_(write_options),
-        cache_(cache) {}
+        cache_(cache),
+        health_(health) {}
 
   rocksdb::Status Read(const rocksdb::Slice& key, std::string* value) override {
     return ReadThroughCache(cache_, *db_, read_options_, cf_, key, value);
@@ -289,6 +291,10 @@ class DbRows final : public Rows {
  private:
   template <typename Write>
   rocksdb::Status Written(const rocksdb::Slice& key, Write&& write) {
+    if (!health_.writable()) {
+      Status refused = health_.WriteStatus();
+      if (!refused.ok()) return rocksdb::Status::IOError(refused.message());
+    }
     if (cache_ == nullptr) return write();
     const std::size_t opened = cache_->BeginWrite(key.ToStringView());
     rocksdb::Status s = write();
@@ -301,6 +307,7 @@ class DbRows final : public Rows {
   const rocksdb::ReadOptions& read_options_;
   const rocksdb::WriteOptions& write_options_;
   RowCache* cache_;
+  const StorageHealth& health_;
 };
 
 }  // namespace cairn::internal

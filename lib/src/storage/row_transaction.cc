@@ -9,8 +9,9 @@ namespace cairn::internal {
 
 RowTransaction::RowTransaction(rocksdb::TransactionDB* db,
                                const rocksdb::WriteOptions& write_options,
-                               std::unique_ptr<rocksdb::Transaction> locks)
-    : db_(db), write_options_(write_options), locks_(std::move(locks)) {}
+                               std::unique_ptr<rocksdb::Transaction> locks,
+                               const StorageHealth* health)
+    : db_(db), write_options_(write_options), locks_(std::move(locks)), health_(health) {}
 
 void RowTransaction::SetSavePoint() {
   buffer_.SetSavePoint();
@@ -35,6 +36,13 @@ rocksdb::Status RowTransaction::Commit(RowCache* cache,
   rocksdb::WriteBatch batch(/*header*/ 12 + buffer_.batch_bytes());
   rocksdb::Status s;
   if (buffer_.AppendTo(batch) > 0) {
+    if (health_ != nullptr && !health_->writable()) {
+      Status refused = health_->WriteStatus();
+      if (!refused.ok()) {
+        Rollback();
+        return rocksdb::Status::IOError(refused.message());
+      }
+    }
     // The base database: TransactionDB's own write path would lock every key again, and this
     // transaction holds each lock it needs (or the gate).
     s = db_->GetRootDB()->Write(write_options_, &batch);

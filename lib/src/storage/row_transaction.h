@@ -14,6 +14,7 @@
 #include <span>
 
 #include "storage/row_cache.h"
+#include "storage/storage_health.h"
 #include "storage/write_buffer.h"
 
 namespace cairn::internal {
@@ -21,9 +22,11 @@ namespace cairn::internal {
 class RowTransaction {
  public:
   // `locks`: a RocksDB transaction of `db` to take row locks in, or nullptr when no row needs
-  // a lock.
+  // a lock. `health` (optional): a commit that writes anything is refused while it says the
+  // store takes no writes.
   RowTransaction(rocksdb::TransactionDB* db, const rocksdb::WriteOptions& write_options,
-                 std::unique_ptr<rocksdb::Transaction> locks);
+                 std::unique_ptr<rocksdb::Transaction> locks,
+                 const StorageHealth* health = nullptr);
   ~RowTransaction() { Rollback(); }
   RowTransaction(const RowTransaction&) = delete;
   RowTransaction& operator=(const RowTransaction&) = delete;
@@ -46,7 +49,8 @@ class RowTransaction {
 
   // Writes the buffered writes as one batch while the locks are held, publishes the rows of
   // `cache`'s column families (`cached`) to it (RowCache::Publish), then releases the locks.
-  // With nothing written, only releases them. The transaction is over either way.
+  // With nothing written, only releases them. The transaction is over either way. While the
+  // store takes no writes (StorageHealth), a commit that writes fails with IOError and why.
   rocksdb::Status Commit(RowCache* cache = nullptr,
                          std::span<rocksdb::ColumnFamilyHandle* const> cached = {});
   // Forgets the writes and releases the locks. Idempotent.
@@ -57,6 +61,7 @@ class RowTransaction {
   const rocksdb::WriteOptions& write_options_;
   rocksdb::ReadOptions read_options_;  // For lock calls, which read nothing.
   std::unique_ptr<rocksdb::Transaction> locks_;
+  const StorageHealth* health_;
   WriteBuffer buffer_;
 };
 

@@ -62,7 +62,7 @@ Status PutRawRecordsRow(Store& store, const std::string& row_key, std::string_vi
   internal::StoreCore& core = store.core();
   const rocksdb::WriteOptions write_options;
   internal::DbRows rows(core.db(), core.cf(ColumnFamily::kRecords), core.read_options(),
-                        write_options, core.row_cache(ColumnFamily::kRecords));
+                        write_options, core.row_cache(ColumnFamily::kRecords), core.health());
   return internal::FromRocks(rows.Write(row_key, stored), "raw put");
 }
 

@@ -1,0 +1,114 @@
+#include "storage/storage_health.h"
+
+#include <string>
+#include <utility>
+
+#include "storage/rocks_status.h"
+
+namespace cairn::internal {
+namespace {
+
+std::string Mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+class HealthListener : public rocksdb::EventListener {
+ public:
+  explicit HealthListener(StorageHealth* health) : health_(health) {}
+
+  const char* Name() const override { return "CairnHealthListener"; }
+
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    // A compaction that fails for want of the device stops nothing: RocksDB goes on taking
+    // writes and schedules the compaction again. Anything else (a failed log write or fsync,
+    // a flush, the manifest) stops writes until RocksDB resumes.
+    if (reason == rocksdb::BackgroundErrorReason::kCompaction && error->IsIOError()) return;
+    health_->StorageFailed(FromRocks(*error, "storage failed"));
+  }
+
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (info.new_bg_error.ok()) health_->StorageRecovered();
+  }
+
+ private:
+  StorageHealth* const health_;
+};
+
+}  // namespace
+
+StorageHealth::StorageHealth(std::shared_ptr<Clock> clock, std::uint64_t min_free_bytes,
+                             std::function<void(const StoreHealth&)> on_change)
+    : clock_(std::move(clock)), min_free_bytes_(min_free_bytes), on_change_(std::move(on_change)) {}
+
+std::shared_ptr<rocksdb::EventListener> StorageHealth::NewListener(StorageHealth* health) {
+  return std::make_shared<HealthListener>(health);
+}
+
+Status StorageHealth::WriteStatusLocked() const {
+  if (!storage_error_.ok()) {
+    return Status::IOError("writes are refused until the storage recovers: " +
+                           storage_error_.message());
+  }
+  if (min_free_bytes_ > 0 && free_bytes_ && *free_bytes_ < min_free_bytes_) {
+    return Status::IOError("writes are refused: the disk has " + Mebibytes(*free_bytes_) +
+                           " free, less than the " + Mebibytes(min_free_bytes_) +
+                           " the store keeps free (min_free_disk_bytes); free some space");
+  }
+  return Status::Ok();
+}
+
+Status StorageHealth::WriteStatus() const {
+  if (writable()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return WriteStatusLocked();
+}
+
+StoreHealth StorageHealth::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreHealth out = state_;
+  out.write_status = WriteStatusLocked();
+  out.free_disk_bytes = free_bytes_;
+  return out;
+}
+
+bool StorageHealth::storage_failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !storage_error_.ok();
+}
+
+void StorageHealth::StorageFailed(const Status& cause) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!storage_error_.ok()) return;  // The first cause is the one to report.
+  storage_error_ = cause;
+  Changed(lock);
+}
+
+void StorageHealth::StorageRecovered() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (storage_error_.ok()) return;
+  storage_error_ = Status::Ok();
+  Changed(lock);
+}
+
+void StorageHealth::FreeSpaceMeasured(std::optional<std::uint64_t> free_bytes) {
+  std::unique_lock<std::mutex> lock(mu_);
+  free_bytes_ = free_bytes;
+  Changed(lock);
+}
+
+void StorageHealth::Changed(std::unique_lock<std::mutex>& lock) {
+  const bool now = WriteStatusLocked().ok();
+  if (now == writable_.load(std::memory_order_relaxed)) return;
+  writable_.store(now, std::memory_order_release);
+  if (now) {
+    state_.resumed_at_ms = clock_->NowMs();
+  } else {
+    state_.stopped_at_ms = clock_->NowMs();
+    ++state_.stops;
+  }
+  StoreHealth snapshot = state_;
+  snapshot.write_status = WriteStatusLocked();
+  snapshot.free_disk_bytes = free_bytes_;
+  lock.unlock();
+  if (on_change_) on_change_(snapshot);
+}
+
+}  // namespace cairn::internal
