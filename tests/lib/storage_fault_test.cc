@@ -76,7 +76,8 @@ TEST_F(StorageFaultTest, AlwaysKeepsEveryAcknowledgedWriteThroughAPowerCut) {
   for (int i = 0; i < 100; ++i) {
     const std::string n = std::to_string(i);
     ASSERT_TRUE(store->Set("k" + n, "v" + n).ok());
-    const HashField field{"f" + n, "v" + n};
+    const std::string name = "f" + n, value_of_field = "v" + n;
+    const HashField field{name, value_of_field};
     ASSERT_TRUE(store->HashSet("h", std::span(&field, 1)).ok());
     const std::string_view value = n;
     ASSERT_TRUE(store->ListPush("l", std::span(&value, 1), ListEnd::kTail, false).ok());
@@ -264,13 +265,16 @@ TEST_F(StorageFaultTest, ConcurrentWritersThroughAFullDiskLoseNothingAcknowledge
   for (int round = 0; round < 5; ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     faults_->FailWrites(Fault::kNoSpace);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Until a writer has met the full disk (writes stop), however slow this machine is.
+    for (int i = 0; i < 2000 && store->Health().writable(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     faults_->Clear();
     ASSERT_TRUE(AwaitWritable(*store)) << store->Health().write_status.ToString();
   }
   stop = true;
   for (std::thread& w : writers) w.join();
-  EXPECT_GE(store->Health().stops, 1u);
+  EXPECT_GE(store->Health().stops, 5u);
 
   store = PowerCutAndReopen(std::move(store), Durability::kAlways);
   ASSERT_NE(store, nullptr);
