@@ -324,14 +324,39 @@ void StoreCore::CheckHealth() {
   std::optional<std::uint64_t> free;
   if (measured.ok()) free = free_bytes;
   health_.FreeSpaceMeasured(free);
-  if (!health_.storage_failed()) return;
+  // RocksDB 7.8 leaves a write-ahead log whose write failed only by switching to a new one,
+  // which its resume does when it flushes a memtable that holds something; resumed on the
+  // failed log, the next write asserts (WritableFileWriter::AssertFalseAndGetStatusForPrevError)
+  // — and a log with a torn record in its middle would lose what follows at recovery. So the
+  // store keeps one small row in memory while it takes writes (the anchor, rewritten after
+  // each flush), and when the log failed with every memtable empty all the same (within a
+  // second of a flush), it does not resume: reopening it is the way back.
+  if (!health_.storage_failed()) {
+    if (health_.writable() && MemtablesEmpty()) {
+      rocksdb::WriteOptions no_sync;
+      (void)db_->Put(no_sync, cf(ColumnFamily::kMeta), EncodeRowKey(RowTag::kMeta, "log_anchor"),
+                     "");
+    }
+    return;
+  }
   // Resume only with room to flush into: the resume writes every memtable out.
   if (free && options_.min_free_disk_bytes > 0 && *free < options_.min_free_disk_bytes) return;
-  // OK also when RocksDB is not stopped (any more); Busy while its own recovery runs, which
-  // reports its end through the listener.
+  if (health_.log_failed() && MemtablesEmpty()) return health_.NeedsReopen();
   // The root database: TransactionDB does not pass Resume on (its DB::Resume is NotSupported).
-  rocksdb::Status r = db_->GetRootDB()->Resume();
-  if (r.ok()) health_.StorageRecovered();
+  // Resume is OK also when RocksDB was not stopped (yet: the listener hears of an error before
+  // RocksDB stops writes): the empty synced write that follows is refused while it is.
+  if (db_->GetRootDB()->Resume().ok() && SyncLog().ok()) health_.StorageRecovered();
+}
+
+bool StoreCore::MemtablesEmpty() const {
+  for (rocksdb::ColumnFamilyHandle* handle : column_families()) {
+    std::uint64_t entries = 0;
+    if (!db_->GetIntProperty(handle, "rocksdb.num-entries-active-mem-table", &entries) ||
+        entries > 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // An empty batch written with sync: RocksDB syncs the log in its write path, in turn with the

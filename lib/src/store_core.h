@@ -126,6 +126,8 @@ class StoreCore {
   Status SyncLog();
   // Durability::kEverySec's once-a-second sync, skipped when nothing was written since.
   void SyncIfWritten();
+  // True when no column family's active memtable holds a row.
+  bool MemtablesEmpty() const;
 
   Options options_;
   std::shared_ptr<TtlCompactionFilter> ttl_filter_;  // Outlives db_.

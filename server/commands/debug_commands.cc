@@ -37,7 +37,9 @@ std::optional<Fault> ParseFault(std::string_view name) {
 // the process is gone without closing anything — as after SIGKILL, but harsher.
 [[noreturn]] void PowerCut(FaultInjection& faults) {
   faults.CutPower();
-  const Status dropped = faults.DropUnsyncedData();
+  // The power stays off until the process is gone: the io threads still running can neither
+  // write nor sync anything, so no reply leaves for a write that did not reach the disk.
+  const Status dropped = faults.DropUnsyncedData(/*power_back_on=*/false);
   std::fprintf(stderr, "cairn-server: DEBUG FAULT POWERCUT: %s\n",
                dropped.ok() ? "unsynced data dropped, exiting" : dropped.ToString().c_str());
   ::_exit(dropped.ok() ? 137 : 1);

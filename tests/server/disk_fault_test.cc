@@ -167,8 +167,8 @@ TEST_P(DiskFaultTest, APowerCutLosesUnsyncedWritesUnderNone) {
 INSTANTIATE_TEST_SUITE_P(Modes, DiskFaultTest,
                          ::testing::Values(Mode{"always", "1"}, Mode{"always", "4"},
                                            Mode{"everysec", "1"}, Mode{"none", "4"}),
-                         [](const ::testing::TestParamInfo<Mode>& info) {
-                           return info.param.durability + "_threads" + info.param.threads;
+                         [](const ::testing::TestParamInfo<Mode>& param) {
+                           return param.param.durability + "_threads" + param.param.threads;
                          });
 
 // Without `fault-injection yes` (the default) no client can reach the injector.

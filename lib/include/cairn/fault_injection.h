@@ -60,9 +60,12 @@ class FaultInjection {
   bool power_cut() const;
   // What a machine finds when it boots after the cut: every file written through this
   // injector is cut back to its size at its last fsync, and every file created since its
-  // directory was last fsynced is deleted. Then the power is on again (no fault is left).
-  // REQUIRES: CutPower() was called and no store is open on the files.
-  Status DropUnsyncedData();
+  // directory was last fsynced is deleted. Then, with `power_back_on`, the power is on again
+  // (no fault is left).
+  // REQUIRES: CutPower() was called, and no store is open on the files — or the process ends
+  // right after without the power back on (DEBUG FAULT POWERCUT): an open store can change
+  // nothing on disk while the power is off.
+  Status DropUnsyncedData(bool power_back_on = true);
 
   // Bytes written since their file's last fsync, in all files: what a power cut would lose.
   std::uint64_t unsynced_bytes() const;

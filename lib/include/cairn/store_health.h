@@ -27,6 +27,12 @@ struct StoreHealth {
   // Free space on the data directory's file system at the last check (once a second);
   // nullopt if the file system does not say.
   std::optional<std::uint64_t> free_disk_bytes;
+  // Writes cannot resume while the store stays open, only after it is reopened: a write to the
+  // write-ahead log failed while nothing was in memory to flush, and RocksDB 7.8 leaves a
+  // failed log only by flushing into a new one. Rare: the store keeps something in memory
+  // for this (Store::CheckHealth). Reads go on; reopening the store (restarting the server)
+  // brings writes back.
+  bool needs_reopen = false;
 
   bool writable() const { return write_status.ok(); }
 };

@@ -30,6 +30,7 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
         state_(std::move(state)) {}
 
   IOStatus Append(const Slice& data, const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("append to " + path_);
     if (s.ok()) s = target()->Append(data, options, dbg);
     if (s.ok()) state_->Appended(path_, data.size());
@@ -37,6 +38,7 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
   IOStatus Append(const Slice& data, const IOOptions& options,
                   const rocksdb::DataVerificationInfo& info, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("append to " + path_);
     if (s.ok()) s = target()->Append(data, options, info, dbg);
     if (s.ok()) state_->Appended(path_, data.size());
@@ -44,6 +46,7 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
   IOStatus PositionedAppend(const Slice& data, std::uint64_t offset, const IOOptions& options,
                             IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("append to " + path_);
     if (s.ok()) s = target()->PositionedAppend(data, offset, options, dbg);
     if (s.ok()) state_->Truncated(path_, offset + data.size());
@@ -52,24 +55,28 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   IOStatus PositionedAppend(const Slice& data, std::uint64_t offset, const IOOptions& options,
                             const rocksdb::DataVerificationInfo& info,
                             IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("append to " + path_);
     if (s.ok()) s = target()->PositionedAppend(data, offset, options, info, dbg);
     if (s.ok()) state_->Truncated(path_, offset + data.size());
     return s;
   }
   IOStatus Truncate(std::uint64_t size, const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("truncate " + path_);
     if (s.ok()) s = target()->Truncate(size, options, dbg);
     if (s.ok()) state_->Truncated(path_, size);
     return s;
   }
   IOStatus Sync(const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckSync("fsync " + path_);
     if (s.ok()) s = target()->Sync(options, dbg);
     if (s.ok()) state_->Synced(path_);
     return s;
   }
   IOStatus Fsync(const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckSync("fsync " + path_);
     if (s.ok()) s = target()->Fsync(options, dbg);
     if (s.ok()) state_->Synced(path_);
@@ -79,6 +86,7 @@ class FaultWritableFile : public rocksdb::FSWritableFileOwnerWrapper {
   // here either. After a power cut it must not touch the disk.
   IOStatus RangeSync(std::uint64_t offset, std::uint64_t nbytes, const IOOptions& options,
                      IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     if (state_->power_cut()) return state_->CheckSync("range sync " + path_);
     return target()->RangeSync(offset, nbytes, options, dbg);
   }
@@ -150,6 +158,7 @@ class FaultDirectory : public rocksdb::FSDirectoryWrapper {
       : FSDirectoryWrapper(std::move(dir)), path_(std::move(path)), state_(std::move(state)) {}
 
   IOStatus Fsync(const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckSync("fsync directory " + path_);
     if (s.ok()) s = FSDirectoryWrapper::Fsync(options, dbg);
     if (s.ok()) state_->DirectorySynced(path_);
@@ -157,6 +166,7 @@ class FaultDirectory : public rocksdb::FSDirectoryWrapper {
   }
   IOStatus FsyncWithDirOptions(const IOOptions& options, IODebugContext* dbg,
                                const rocksdb::DirFsyncOptions& dir_options) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckSync("fsync directory " + path_);
     if (s.ok()) s = FSDirectoryWrapper::FsyncWithDirOptions(options, dbg, dir_options);
     if (s.ok()) state_->DirectorySynced(path_);
@@ -179,6 +189,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
                            std::unique_ptr<rocksdb::FSWritableFile>* result,
                            IODebugContext* dbg) override {
     const std::string path = Normalize(f);
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("create " + path);
     if (s.ok()) s = target()->NewWritableFile(f, options, result, dbg);
     if (!s.ok()) return s;
@@ -190,6 +201,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
                               std::unique_ptr<rocksdb::FSWritableFile>* result,
                               IODebugContext* dbg) override {
     const std::string path = Normalize(f);
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("reopen " + path);
     if (s.ok()) s = target()->ReopenWritableFile(f, options, result, dbg);
     if (!s.ok()) return s;
@@ -201,6 +213,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
                              std::unique_ptr<rocksdb::FSWritableFile>* result,
                              IODebugContext* dbg) override {
     const std::string path = Normalize(f);
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("reuse " + path);
     if (s.ok()) s = target()->ReuseWritableFile(f, old, options, result, dbg);
     if (!s.ok()) return s;
@@ -212,6 +225,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   IOStatus NewRandomRWFile(const std::string& f, const rocksdb::FileOptions& options,
                            std::unique_ptr<rocksdb::FSRandomRWFile>* result,
                            IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("open for writing " + f);
     if (!s.ok()) return s;
     return target()->NewRandomRWFile(f, options, result, dbg);
@@ -247,6 +261,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   IOStatus DeleteFile(const std::string& f, const IOOptions& options,
                       IODebugContext* dbg) override {
     // Deleting needs no free space: only a power cut or a read-only file system stops it.
+    const auto hold = state_->Hold();
     IOStatus s = state_->power_cut() ? state_->CheckWrite("delete " + f) : IOStatus::OK();
     if (s.ok()) s = target()->DeleteFile(f, options, dbg);
     if (s.ok()) state_->Deleted(Normalize(f));
@@ -254,6 +269,7 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   }
   IOStatus RenameFile(const std::string& from, const std::string& to, const IOOptions& options,
                       IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("rename " + from);
     if (s.ok()) s = target()->RenameFile(from, to, options, dbg);
     if (s.ok()) state_->Renamed(Normalize(from), Normalize(to));
@@ -261,24 +277,28 @@ class FaultFileSystem : public rocksdb::FileSystemWrapper {
   }
   IOStatus LinkFile(const std::string& from, const std::string& to, const IOOptions& options,
                     IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("link " + from);
     if (!s.ok()) return s;
     return target()->LinkFile(from, to, options, dbg);
   }
   IOStatus Truncate(const std::string& f, std::size_t size, const IOOptions& options,
                     IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("truncate " + f);
     if (s.ok()) s = target()->Truncate(f, size, options, dbg);
     if (s.ok()) state_->Truncated(Normalize(f), size);
     return s;
   }
   IOStatus CreateDir(const std::string& d, const IOOptions& options, IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("create directory " + d);
     if (!s.ok()) return s;
     return target()->CreateDir(d, options, dbg);
   }
   IOStatus CreateDirIfMissing(const std::string& d, const IOOptions& options,
                               IODebugContext* dbg) override {
+    const auto hold = state_->Hold();
     IOStatus s = state_->CheckWrite("create directory " + d);
     if (!s.ok()) return s;
     return target()->CreateDirIfMissing(d, options, dbg);
@@ -314,43 +334,43 @@ IOStatus FaultState::Failure(Fault fault, const std::string& what) {
 }
 
 IOStatus FaultState::CheckWrite(const std::string& what) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (power_cut_) return Failure(Fault::kIOError, what + " (the power is off)");
   if (write_fault_ != Fault::kNone) return Failure(write_fault_, what);
   return IOStatus::OK();
 }
 
 IOStatus FaultState::CheckSync(const std::string& what) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (power_cut_) return Failure(Fault::kIOError, what + " (the power is off)");
   if (sync_fault_ != Fault::kNone) return Failure(sync_fault_, what);
   return IOStatus::OK();
 }
 
 IOStatus FaultState::CheckRead(const std::string& what) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (read_fault_) return Failure(Fault::kIOError, what);
   return IOStatus::OK();
 }
 
 std::optional<std::uint64_t> FaultState::free_space() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   return free_space_;
 }
 
 void FaultState::Created(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   files_[path] = File{};
 }
 
 void FaultState::Appended(const std::string& path, std::uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto it = files_.find(path);
   if (it != files_.end()) it->second.size += bytes;
 }
 
 void FaultState::Truncated(const std::string& path, std::uint64_t size) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto it = files_.find(path);
   if (it == files_.end()) return;
   it->second.size = size;
@@ -358,25 +378,25 @@ void FaultState::Truncated(const std::string& path, std::uint64_t size) {
 }
 
 void FaultState::Synced(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto it = files_.find(path);
   if (it != files_.end()) it->second.synced = it->second.size;
 }
 
 void FaultState::DirectorySynced(const std::string& dir) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   for (auto& [path, file] : files_) {
     if (Parent(path) == dir) file.new_since_directory_sync = false;
   }
 }
 
 void FaultState::Deleted(const std::string& path) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   files_.erase(path);
 }
 
 void FaultState::Renamed(const std::string& from, const std::string& to) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto it = files_.find(from);
   if (it == files_.end()) {
     files_.erase(to);  // Renamed over a file we tracked: its bytes are gone.
@@ -388,44 +408,44 @@ void FaultState::Renamed(const std::string& from, const std::string& to) {
 }
 
 void FaultState::SetWriteFault(Fault fault) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   write_fault_ = fault;
 }
 
 void FaultState::SetSyncFault(Fault fault) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   sync_fault_ = fault;
 }
 
 void FaultState::SetReadFault(bool fail) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   read_fault_ = fail;
 }
 
 void FaultState::SetFreeSpace(std::optional<std::uint64_t> bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   free_space_ = bytes;
 }
 
 void FaultState::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   write_fault_ = sync_fault_ = Fault::kNone;
   read_fault_ = false;
   free_space_.reset();
 }
 
 void FaultState::CutPower() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   power_cut_ = true;
 }
 
 bool FaultState::power_cut() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   return power_cut_;
 }
 
-Status FaultState::DropUnsyncedData() {
-  std::lock_guard<std::mutex> lock(mu_);
+Status FaultState::DropUnsyncedData(bool power_back_on) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (!power_cut_) {
     return Status::FailedPrecondition("DropUnsyncedData needs a power cut first (CutPower)");
   }
@@ -441,7 +461,7 @@ Status FaultState::DropUnsyncedData() {
       return Status::IOError("simulated power loss: cannot cut back " + path + ": " + ec.message());
   }
   files_.clear();
-  power_cut_ = false;
+  power_cut_ = !power_back_on;
   write_fault_ = sync_fault_ = Fault::kNone;
   read_fault_ = false;
   free_space_.reset();
@@ -449,7 +469,7 @@ Status FaultState::DropUnsyncedData() {
 }
 
 std::uint64_t FaultState::unsynced_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   std::uint64_t total = 0;
   for (const auto& [path, file] : files_) total += file.size - file.synced;
   return total;
@@ -480,7 +500,9 @@ void FaultInjection::SetFreeSpace(std::optional<std::uint64_t> bytes) {
 void FaultInjection::Clear() { state_->Clear(); }
 void FaultInjection::CutPower() { state_->CutPower(); }
 bool FaultInjection::power_cut() const { return state_->power_cut(); }
-Status FaultInjection::DropUnsyncedData() { return state_->DropUnsyncedData(); }
+Status FaultInjection::DropUnsyncedData(bool power_back_on) {
+  return state_->DropUnsyncedData(power_back_on);
+}
 std::uint64_t FaultInjection::unsynced_bytes() const { return state_->unsynced_bytes(); }
 std::uint64_t FaultInjection::injected_failures() const { return state_->injected_failures(); }
 

@@ -22,6 +22,12 @@ class FaultState {
  public:
   using Fault = FaultInjection::Fault;
 
+  // Held by a wrapper across an operation's check, the operation and its bookkeeping, so that
+  // a power cut falls before or after it, never in between: an fsync that returned OK is
+  // counted as synced before CutPower can run, and one that starts after fails. (All file
+  // operations through the injector take turns; it is a test tool.)
+  std::unique_lock<std::recursive_mutex> Hold() { return std::unique_lock(mu_); }
+
   // The error to fail an operation of each kind with now, or OK. `what` names the operation
   // and file for the message.
   rocksdb::IOStatus CheckWrite(const std::string& what);
@@ -46,7 +52,7 @@ class FaultState {
   void Clear();
   void CutPower();
   bool power_cut() const;
-  Status DropUnsyncedData();
+  Status DropUnsyncedData(bool power_back_on);
   std::uint64_t unsynced_bytes() const;
   std::uint64_t injected_failures() const { return failures_.load(); }
 
@@ -58,7 +64,7 @@ class FaultState {
   };
   rocksdb::IOStatus Failure(Fault fault, const std::string& what);
 
-  mutable std::mutex mu_;
+  mutable std::recursive_mutex mu_;
   Fault write_fault_ = Fault::kNone;
   Fault sync_fault_ = Fault::kNone;
   bool read_fault_ = false;

@@ -21,7 +21,8 @@ class HealthListener : public rocksdb::EventListener {
     // writes and schedules the compaction again. Anything else (a failed log write or fsync,
     // a flush, the manifest) stops writes until RocksDB resumes.
     if (reason == rocksdb::BackgroundErrorReason::kCompaction && error->IsIOError()) return;
-    health_->StorageFailed(FromRocks(*error, "storage failed"));
+    health_->StorageFailed(FromRocks(*error, "storage failed"),
+                           reason == rocksdb::BackgroundErrorReason::kWriteCallback);
   }
 
   void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
@@ -44,6 +45,12 @@ std::shared_ptr<rocksdb::EventListener> StorageHealth::NewListener(StorageHealth
 
 Status StorageHealth::WriteStatusLocked() const {
   if (!storage_error_.ok()) {
+    if (state_.needs_reopen) {
+      return Status::IOError(
+          "writes are refused until the store is reopened (the server restarted): its "
+          "write-ahead log failed with nothing in memory to flush into a new one: " +
+          storage_error_.message());
+    }
     return Status::IOError("writes are refused until the storage recovers: " +
                            storage_error_.message());
   }
@@ -74,17 +81,29 @@ bool StorageHealth::storage_failed() const {
   return !storage_error_.ok();
 }
 
-void StorageHealth::StorageFailed(const Status& cause) {
+void StorageHealth::StorageFailed(const Status& cause, bool log_write) {
   std::unique_lock<std::mutex> lock(mu_);
+  log_failed_ = log_failed_ || log_write;
   if (!storage_error_.ok()) return;  // The first cause is the one to report.
   storage_error_ = cause;
   Changed(lock);
+}
+
+bool StorageHealth::log_failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return log_failed_;
+}
+
+void StorageHealth::NeedsReopen() {
+  std::lock_guard<std::mutex> lock(mu_);
+  state_.needs_reopen = true;
 }
 
 void StorageHealth::StorageRecovered() {
   std::unique_lock<std::mutex> lock(mu_);
   if (storage_error_.ok()) return;
   storage_error_ = Status::Ok();
+  log_failed_ = false;
   Changed(lock);
 }
 

@@ -30,8 +30,13 @@ class StorageHealth {
   // RocksDB reported an error that stops writes (and has not yet recovered from it).
   bool storage_failed() const;
 
-  // RocksDB stopped writes on `cause`.
-  void StorageFailed(const Status& cause);
+  // RocksDB stopped writes on `cause`; `log_write` when it was a write (or fsync) of the
+  // write-ahead log in the write path.
+  void StorageFailed(const Status& cause, bool log_write);
+  // The failure was a write of the write-ahead log (since the last recovery).
+  bool log_failed() const;
+  // Writes cannot resume until the store is reopened (StoreHealth::needs_reopen).
+  void NeedsReopen();
   // RocksDB takes writes again.
   void StorageRecovered();
   // The free space just measured (nullopt: unknown, which does not trip the guard).
@@ -53,6 +58,7 @@ class StorageHealth {
   std::atomic<bool> writable_{true};
   mutable std::mutex mu_;
   Status storage_error_;
+  bool log_failed_ = false;
   std::optional<std::uint64_t> free_bytes_;
   StoreHealth state_;  // write_status and free_disk_bytes are filled in by Snapshot.
 };
