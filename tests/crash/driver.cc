@@ -166,7 +166,12 @@ std::optional<std::vector<Reply>> Driver::Run(Entity* e, const State* next,
     replies.push_back(std::move(*r));
   }
   for (const Reply& r : replies) {
-    if (IsErrorKind(r, "MISCONF")) reason = "-" + r.str;
+    // The storage failed under the command (a power cut that is under way, a full disk): its
+    // write's outcome is unknown, whether the server said MISCONF or passed on the store's
+    // IO error from a commit that raced the store's health flag.
+    const bool storage_error =
+        r.type == Reply::Type::kError && r.str.find("IO error") != std::string::npos;
+    if (IsErrorKind(r, "MISCONF") || storage_error) reason = "-" + r.str;
   }
   if (reason.empty()) return replies;
   if (e != nullptr && next != nullptr) model_.Unknown(*e, *next);

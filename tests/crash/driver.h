@@ -4,7 +4,8 @@
 //   failed       — an error reply the op may legitimately get (NOTOWNER of a lapsed lease):
 //                  nothing changed;
 //   unknown      — the connection broke before the reply (the server was killed), or the reply
-//                  was -MISCONF: the model keeps the old and the new state; the driver stops.
+//                  was -MISCONF or the store's IO error: the model keeps the old and the new
+//                  state; the driver stops.
 // Along the way it checks what replies reveal against the model (INCRBY's result, the element
 // LPOP returns, a stored idempotency outcome, a fencing number, the job a claim delivers).
 #pragma once
