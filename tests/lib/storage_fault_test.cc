@@ -50,11 +50,14 @@ class StorageFaultTest : public ::testing::Test {
     return Open(durability);
   }
 
-  // Polls the store's health check until writes are taken again; false if they never are.
+  // Polls the store's health check until writes are taken again; false if they never are
+  // (or cannot be before the store is reopened).
   static bool AwaitWritable(Store& store) {
     for (int i = 0; i < 2000; ++i) {
       store.CheckHealth();
-      if (store.Health().writable()) return true;
+      const StoreHealth health = store.Health();
+      if (health.writable()) return true;
+      if (health.needs_reopen) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
