@@ -315,8 +315,7 @@ TEST_F(StorageFaultTest, ALogFailureWithNothingInMemoryNeverResumesOnTheFailedLo
   if (!AwaitWritable(*store)) {
     const StoreHealth health = store->Health();
     ASSERT_TRUE(health.needs_reopen) << health.write_status.ToString();
-    EXPECT_NE(health.write_status.message().find("until the store is reopened"),
-              std::string::npos);
+    EXPECT_NE(health.write_status.message().find("until the store is reopened"), std::string::npos);
     EXPECT_FALSE(store->Set("refused", "3").ok());
     EXPECT_EQ(*store->Get("before"), "1");
     store.reset();
