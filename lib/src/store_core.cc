@@ -390,11 +390,10 @@ std::uint64_t StoreCore::DurablePosition() const {
 }
 
 void StoreCore::SyncIfWritten() {
-  const std::uint64_t sequence = db_->GetLatestSequenceNumber();
-  if (sequence == synced_sequence_) return;
+  if (db_->GetLatestSequenceNumber() <= durable_sequence_.load()) return;
   // A failure stops writes and is reported through health_; the resume that ends it flushes
   // what the log held to table files.
-  if (SyncLog().ok()) synced_sequence_ = sequence;
+  (void)SyncLog();
 }
 
 Status StoreCore::CheckOpen() const {

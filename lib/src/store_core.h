@@ -148,7 +148,6 @@ class StoreCore {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::unique_ptr<PeriodicThread> syncer_;  // Durability::kEverySec only.
   std::unique_ptr<PeriodicThread> health_thread_;
-  std::uint64_t synced_sequence_ = 0;               // SyncIfWritten's, on syncer_'s thread.
   std::atomic<std::uint64_t> durable_sequence_{0};  // Raised by every SyncLog that succeeds.
   std::unique_ptr<MonotonicCounter> fencing_counter_;
   std::unique_ptr<MonotonicCounter> version_counter_;

@@ -50,16 +50,26 @@ std::vector<std::string_view> CommandKeys(const CommandSpec& spec,
   return keys;
 }
 
+namespace {
+
+// The -MISCONF reply for a write while the store takes none, or nothing (one atomic load when
+// it takes them).
+std::optional<std::string> WriteRefusal(ServerState& server) {
+  if (server.store().Writable()) return std::nullopt;
+  const Status cause = server.store().Health().write_status;
+  if (cause.ok()) return std::nullopt;
+  return StorageRefusal(cause);
+}
+
+}  // namespace
+
 void RunChecked(ServerState& server, Session& session, const CommandSpec& spec,
                 const std::vector<std::string_view>& args, resp::ReplyWriter& reply, Records& data,
                 Transaction* txn) {
   if (spec.Has(kWrite)) {
     // Refused before it runs, as Redis refuses writes it could not persist: here, directly,
     // inside EXEC and from scripts alike. Reads go on.
-    if (!server.store().Writable()) {
-      const Status cause = server.store().Health().write_status;
-      if (!cause.ok()) return reply.Error(StorageRefusal(cause));
-    }
+    if (std::optional<std::string> refused = WriteRefusal(server)) return reply.Error(*refused);
     if (!spec.Has(kGroupStateOnly)) {
       for (std::string_view key : CommandKeys(spec, args)) {
         server.watches().Touch(key);
@@ -113,10 +123,8 @@ void Dispatch(ServerState& server, Session& session, const CommandSpec* spec,
   if (session.in_multi && spec->Has(kNoMulti)) {
     return reject("ERR Command not allowed inside a transaction");
   }
-  if (session.in_multi && !spec->Has(kMultiControl) && spec->Has(kWrite) &&
-      !server.store().Writable()) {
-    const Status cause = server.store().Health().write_status;
-    if (!cause.ok()) return reject(StorageRefusal(cause));
+  if (session.in_multi && !spec->Has(kMultiControl) && spec->Has(kWrite)) {
+    if (std::optional<std::string> refused = WriteRefusal(server)) return reject(*refused);
   }
   if (session.in_multi && !spec->Has(kMultiControl)) {
     // The queue is a copy of what the client sent, kept until EXEC: bounded as its input is,

@@ -291,10 +291,8 @@ class DbRows final : public Rows {
  private:
   template <typename Write>
   rocksdb::Status Written(const rocksdb::Slice& key, Write&& write) {
-    if (!health_.writable()) {
-      Status refused = health_.WriteStatus();
-      if (!refused.ok()) return rocksdb::Status::IOError(refused.message());
-    }
+    rocksdb::Status refused = health_.CheckWrite();
+    if (!refused.ok()) return refused;
     if (cache_ == nullptr) return write();
     const std::size_t opened = cache_->BeginWrite(key.ToStringView());
     rocksdb::Status s = write();

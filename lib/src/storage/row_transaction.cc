@@ -36,12 +36,10 @@ rocksdb::Status RowTransaction::Commit(RowCache* cache,
   rocksdb::WriteBatch batch(/*header*/ 12 + buffer_.batch_bytes());
   rocksdb::Status s;
   if (buffer_.AppendTo(batch) > 0) {
-    if (health_ != nullptr && !health_->writable()) {
-      Status refused = health_->WriteStatus();
-      if (!refused.ok()) {
-        Rollback();
-        return rocksdb::Status::IOError(refused.message());
-      }
+    if (health_ != nullptr) s = health_->CheckWrite();
+    if (!s.ok()) {
+      Rollback();
+      return s;
     }
     // The base database: TransactionDB's own write path would lock every key again, and this
     // transaction holds each lock it needs (or the gate).

@@ -68,12 +68,22 @@ Status StorageHealth::WriteStatus() const {
   return WriteStatusLocked();
 }
 
-StoreHealth StorageHealth::Snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
+rocksdb::Status StorageHealth::CheckWrite() const {
+  if (writable()) return rocksdb::Status::OK();
+  const Status refused = WriteStatus();
+  return refused.ok() ? rocksdb::Status::OK() : rocksdb::Status::IOError(refused.message());
+}
+
+StoreHealth StorageHealth::SnapshotLocked() const {
   StoreHealth out = state_;
   out.write_status = WriteStatusLocked();
   out.free_disk_bytes = free_bytes_;
   return out;
+}
+
+StoreHealth StorageHealth::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return SnapshotLocked();
 }
 
 bool StorageHealth::storage_failed() const {
@@ -123,9 +133,7 @@ void StorageHealth::Changed(std::unique_lock<std::mutex>& lock) {
     state_.stopped_at_ms = clock_->NowMs();
     ++state_.stops;
   }
-  StoreHealth snapshot = state_;
-  snapshot.write_status = WriteStatusLocked();
-  snapshot.free_disk_bytes = free_bytes_;
+  const StoreHealth snapshot = SnapshotLocked();
   lock.unlock();
   if (on_change_) on_change_(snapshot);
 }

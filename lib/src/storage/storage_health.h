@@ -26,6 +26,9 @@ class StorageHealth {
   bool writable() const { return writable_.load(std::memory_order_acquire); }
   // OK, or why writes are refused.
   Status WriteStatus() const;
+  // The same for a RocksDB write about to be made: OK (one atomic load when writable), or
+  // IOError naming why.
+  rocksdb::Status CheckWrite() const;
   StoreHealth Snapshot() const;
   // RocksDB reported an error that stops writes (and has not yet recovered from it).
   bool storage_failed() const;
@@ -51,6 +54,7 @@ class StorageHealth {
   // it flipped.
   void Changed(std::unique_lock<std::mutex>& lock);
   Status WriteStatusLocked() const;
+  StoreHealth SnapshotLocked() const;
 
   const std::shared_ptr<Clock> clock_;
   const std::uint64_t min_free_bytes_;
