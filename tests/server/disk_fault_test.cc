@@ -164,6 +164,24 @@ TEST_P(DiskFaultTest, APowerCutLosesUnsyncedWritesUnderNone) {
   EXPECT_EQ(Do({"DBSIZE"}), "(integer) 0");
 }
 
+TEST_P(DiskFaultTest, BadDebugFaultArgumentsAreErrorsThatChangeNothing) {
+  for (const Args& bad :
+       {Args{"DEBUG", "FAULT"}, Args{"DEBUG", "FAULT", "WRITES"},
+        Args{"DEBUG", "FAULT", "WRITES", "full"}, Args{"DEBUG", "FAULT", "SYNCS", ""},
+        Args{"DEBUG", "FAULT", "READS", "maybe"}, Args{"DEBUG", "FAULT", "FREESPACE", "-1"},
+        Args{"DEBUG", "FAULT", "FREESPACE", "99999999999999999999gb"},
+        Args{"DEBUG", "FAULT", "FREESPACE", std::string(100000, '9')},
+        Args{"DEBUG", "FAULT", "CLEAR", "extra"}, Args{"DEBUG", "FAULT", "POWERCUT", "now"},
+        Args{"DEBUG", "SEGFAULT"}, Args{"DEBUG", "FAULT", "WRITES", "nospace", "x"}}) {
+    EXPECT_EQ(Call(bad).type, Reply::Type::kError) << bad.size();
+  }
+  EXPECT_EQ(Do({"MULTI"}), "OK");
+  EXPECT_EQ(Call({"DEBUG", "FAULT", "WRITES", "nospace"}).type, Reply::Type::kError);
+  EXPECT_NE(Do({"EXEC"}).find("EXECABORT"), std::string::npos);
+  EXPECT_EQ(Do({"SET", "k", "v"}), "OK");
+  EXPECT_EQ(InfoField("aof_last_write_status"), "ok");
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, DiskFaultTest,
                          ::testing::Values(Mode{"always", "1"}, Mode{"always", "4"},
                                            Mode{"everysec", "1"}, Mode{"none", "4"}),
