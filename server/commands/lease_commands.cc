@@ -1,5 +1,6 @@
-// Lease commands: LEASE.ACQUIRE, LEASE.EXTEND, LEASE.RELEASE and LEASE.INFO, over the server's
-// cairn::LeaseManager (locks with owner tokens, fencing numbers and counting semaphores).
+// Lease commands: LEASE.ACQUIRE, LEASE.EXTEND, LEASE.RELEASE, LEASE.INFO and LEASE.FENCEDSET,
+// over the server's cairn::LeaseManager (locks with owner tokens, fencing numbers and counting
+// semaphores).
 // server/docs/leases.md is their reference.
 //
 // Every command is one call of the library, which checks its arguments before it touches the
@@ -194,6 +195,25 @@ void Info(CommandContext& ctx) {
   }
 }
 
+// LEASE.FENCEDSET resource fencing key value: SET key value, only while `fencing` is the newest
+// number issued for resource. The check and the write are one store transaction that locks
+// the lease row, so no acquisition slips in between: a holder paused past its TTL cannot
+// overwrite what was written under a newer lease.
+void FencedSet(CommandContext& ctx) {
+  const std::optional<std::int64_t> fencing = ParseInt64(ctx.args[2]);
+  if (!fencing) return ctx.reply.Error(kNotInteger);
+  if (*fencing < 1) return ctx.reply.Error("ERR fencing number must be 1 or more");
+  Result<SetResult> result = Leases(ctx).FencedSet(
+      ctx.args[1], static_cast<std::uint64_t>(*fencing), ctx.args[3], ctx.args[4]);
+  if (result.ok()) return ctx.reply.Ok();
+  // Its own error code: a client tells "someone newer holds the lease" from a bad argument
+  // without parsing the text.
+  if (result.status().code() == StatusCode::kStaleFence) {
+    return ctx.reply.Error("STALEFENCE " + std::string(result.status().message()));
+  }
+  ReplyStatus(ctx.reply, result.status());
+}
+
 }  // namespace
 
 void RegisterLeaseCommands(CommandTable& table) {
@@ -209,6 +229,13 @@ void RegisterLeaseCommands(CommandTable& table) {
   add("lease.release", 3, kWrite | kFast, Release, "Releases a held lease by its token.");
   add("lease.info", 2, kReadOnly | kFast, Info,
       "Returns the live holders of a lease and its newest fencing number.");
+  // Two keys: the resource (1) and the string key it writes (3), so that WATCH sees the write.
+  CommandSpec fenced_set = NativeCommand(
+      "lease", "lease.fencedset", 5, kWrite | kFast, 1, FencedSet,
+      "Sets a string key only while the fencing number is the newest issued for the lease.");
+  fenced_set.last_key = 3;
+  fenced_set.key_step = 2;
+  table.Register(fenced_set);
 }
 
 }  // namespace cairn::server

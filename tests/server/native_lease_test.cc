@@ -1,8 +1,9 @@
 // LEASE.* end to end, over real sockets: each test starts its own cairn-server on a free
 // loopback port with its own data directory. Covers acquisition, ownership (a stale token is
 // refused), fencing numbers that only grow (across resources and restarts), expiry, counting
-// semaphores (LIMIT), LEASE.INFO, argument errors, RESP2 flat arrays against RESP3 maps, the
-// refusal inside MULTI, and redis-cli. TTLs are long unless expiry itself is under test.
+// semaphores (LIMIT), LEASE.INFO, fenced writes (LEASE.FENCEDSET), argument errors, RESP2 flat
+// arrays against RESP3 maps, the refusal inside MULTI, and redis-cli. TTLs are long unless expiry
+// itself is under test.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -124,6 +125,85 @@ TEST_F(NativeLeaseTest, AnExpiredLeaseIsFreeAndItsTokenStale) {
   const Reply holders = Field(info, "holders");
   ASSERT_EQ(holders.elements.size(), 1u) << info.ToString();
   EXPECT_EQ(Field(holders.elements[0], "owner").ToString(), "\"fast\"");
+}
+
+// The holder paused past its TTL (here: it simply waits) writes with its old fencing number
+// after the next holder has the lease: the write is refused and the newer data stays.
+TEST_F(NativeLeaseTest, FencedSetRefusesAStaleFencingNumber) {
+  Start();
+  const Reply first = Call({"LEASE.ACQUIRE", "orders-lock", "a", "50"});
+  const std::string f1 = std::to_string(Field(first, "fencing").integer);
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "orders-lock", f1, "orders", "v1"}), "OK");
+  EXPECT_EQ(Do({"GET", "orders"}), "\"v1\"");
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));  // `a` lapses...
+  const Reply second = Call({"LEASE.ACQUIRE", "orders-lock", "b", "60000"});
+  const std::string f2 = std::to_string(Field(second, "fencing").integer);
+  ASSERT_EQ(Field(second, "acquired").integer, 1) << second.ToString();
+  // ...and a lapsed holder's write is refused as soon as a newer number is issued, even before
+  // the new holder writes anything.
+  const std::string stale = Do({"LEASE.FENCEDSET", "orders-lock", f1, "orders", "v1-late"});
+  EXPECT_EQ(stale.rfind("(error) STALEFENCE fencing number " + f1 +
+                            " for lease 'orders-lock' is "
+                            "stale: " +
+                            f2 + " has been issued since",
+                        0),
+            0u)
+      << stale;
+  EXPECT_EQ(Do({"GET", "orders"}), "\"v1\"");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "orders-lock", f2, "orders", "v2"}), "OK");
+  EXPECT_EQ(Do({"GET", "orders"}), "\"v2\"");
+  // The newest number still fences after its lease is released, until another is issued.
+  EXPECT_EQ(Do({"LEASE.RELEASE", "orders-lock", Field(second, "token").str}), "OK");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "orders-lock", f2, "orders", "v3"}), "OK");
+  // It is a SET: any type is replaced, and the value survives a restart like any string.
+  EXPECT_EQ(Do({"RPUSH", "list", "x"}), "(integer) 1");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "orders-lock", f2, "list", "now a string"}), "OK");
+  Restart();
+  EXPECT_EQ(Do({"GET", "orders"}), "\"v3\"");
+  EXPECT_EQ(Do({"GET", "list"}), "\"now a string\"");
+}
+
+TEST_F(NativeLeaseTest, FencedSetBadArgumentsChangeNothing) {
+  Start();
+  const Reply lease = Call({"LEASE.ACQUIRE", "r", "a", "60000"});
+  const std::string f = std::to_string(Field(lease, "fencing").integer);
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "r", "x", "k", "v"}),
+            "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "r", "0", "k", "v"}),
+            "(error) ERR fencing number must be 1 or more");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "r", "-3", "k", "v"}),
+            "(error) ERR fencing number must be 1 or more");
+  // A number never issued for the resource is not "newer": it is refused as an argument error.
+  const std::string future = std::to_string(Field(lease, "fencing").integer + 1000);
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "r", future, "k", "v"}).rfind("(error) ERR fencing number", 0),
+            0u);
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "never-leased", "1", "k", "v"}).rfind("(error) ERR", 0), 0u);
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "r", f, "k"}),
+            "(error) ERR wrong number of arguments for 'lease.fencedset' command");
+  EXPECT_EQ(Do({"LEASE.FENCEDSET", "", f, "k", "v"}).rfind("(error) ERR", 0), 0u);
+  EXPECT_EQ(Do({"GET", "k"}), "(nil)");
+  EXPECT_EQ(Do({"DBSIZE"}), "(integer) 0");
+}
+
+// Its written key is a declared key (positions 1 and 3, step 2), so WATCH sees the write.
+TEST_F(NativeLeaseTest, FencedSetTouchesWatchedKeys) {
+  Start();
+  const Reply lease = Call({"LEASE.ACQUIRE", "r", "a", "60000"});
+  const std::string f = std::to_string(Field(lease, "fencing").integer);
+  const Reply info = Call({"COMMAND", "INFO", "lease.fencedset"});
+  ASSERT_EQ(info.elements.size(), 1u) << info.ToString();
+  EXPECT_EQ(info.elements[0].elements[2].ToString(), "[write, fast, no_multi]");
+  EXPECT_EQ(info.elements[0].elements[3].integer, 1);
+  EXPECT_EQ(info.elements[0].elements[4].integer, 3);
+  EXPECT_EQ(info.elements[0].elements[5].integer, 2);
+  std::unique_ptr<RespClient> other = Connect();
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(Do({"WATCH", "k"}), "OK");
+  EXPECT_EQ(other->Call({"LEASE.FENCEDSET", "r", f, "k", "v"}).ToString(), "OK");
+  EXPECT_EQ(Do({"MULTI"}), "OK");
+  EXPECT_EQ(Do({"SET", "k", "mine"}), "QUEUED");
+  EXPECT_EQ(Do({"EXEC"}), "(nil)");
+  EXPECT_EQ(Do({"GET", "k"}), "\"v\"");
 }
 
 TEST_F(NativeLeaseTest, LimitMakesACountingSemaphore) {
