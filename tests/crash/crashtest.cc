@@ -184,14 +184,8 @@ class Harness {
  private:
   bool MakeDirs() {
     if (opt_.base_dir.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      std::string pattern =
-          std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cairn-crashtest-XXXXXX";
-      if (::mkdtemp(pattern.data()) == nullptr) {
-        std::perror("crashtest: mkdtemp");
-        return false;
-      }
-      base_ = pattern;
+      base_ = test::MakeScratchDir("cairn-crashtest");
+      if (base_.empty()) return false;
       created_base_ = true;
     } else {
       base_ = opt_.base_dir;

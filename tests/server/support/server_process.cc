@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -94,6 +95,17 @@ int ServerProcess::WaitExit() {
   const int status = WaitFor(pid_, 30'000);
   if (status != -1) pid_ = -1;
   return status;
+}
+
+std::string MakeScratchDir(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    std::perror((prefix + ": mkdtemp").c_str());
+    return "";
+  }
+  return pattern;
 }
 
 std::string FindProgram(const std::string& name) {

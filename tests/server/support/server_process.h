@@ -37,6 +37,10 @@ class ServerProcess {
   std::string error_;
 };
 
+// A new directory $TMPDIR/<prefix>-XXXXXX (/tmp without TMPDIR) for a harness's data; "" (after
+// printing why to stderr) if it cannot be made.
+std::string MakeScratchDir(const std::string& prefix);
+
 // The program `name` on PATH (or in /usr/bin), "" if it is not installed.
 std::string FindProgram(const std::string& name);
 
