@@ -45,6 +45,7 @@ enum class Op {
   kQueueClaim,
   kQueueAck,
   kIdem,
+  kRate,
 };
 
 constexpr struct {
@@ -56,6 +57,7 @@ constexpr struct {
     {Op::kSAdd, 4},     {Op::kSRem, 2},       {Op::kZAdd, 4},     {Op::kZRem, 2},
     {Op::kXAdd, 5},     {Op::kMulti, 6},      {Op::kEval, 6},     {Op::kLease, 6},
     {Op::kQueueAdd, 6}, {Op::kQueueClaim, 5}, {Op::kQueueAck, 5}, {Op::kIdem, 12},
+    {Op::kRate, 6},
 };
 
 }  // namespace
@@ -140,6 +142,9 @@ bool Driver::Step() {
       break;
     case Op::kIdem:
       Idempotency();
+      break;
+    case Op::kRate:
+      RateLimit();
       break;
   }
   return unknown_op_.empty();
@@ -691,6 +696,41 @@ void Driver::Idempotency() {
   if (reply.integer != 1) {
     Unexpected("IDEM.DEL found no record", e.key + " (idempotency record)", "1 (" + s + ")",
                Brief(reply));
+  }
+  Acked(e, std::move(next));
+}
+
+// RATE.TAKE with a cost of 1 to 3 (its reply shows the tokens left, checked against the model),
+// or now and then RATE.RESET (its reply shows whether the key had state).
+void Driver::RateLimit() {
+  Entity& e = Pick(Kind::kRate);
+  const std::int64_t used = ToInt(e.state.a);
+  State next = e.state;
+  if (Uniform(0, 9) == 0) {
+    next.a = "0";
+    const auto r = Run(&e, &next, {{"RATE.RESET", e.key}});
+    if (!r) return;
+    const Reply& reply = r->at(0);
+    if (reply.type != Type::kInteger || reply.integer != (used > 0 ? 1 : 0)) {
+      ++stats_.failed;
+      return Unexpected("RATE.RESET contradicts the model", e.key + " (rate limit)",
+                        used > 0 ? "1" : "0", Brief(reply));
+    }
+    return Acked(e, std::move(next));
+  }
+  const int cost = Uniform(1, 3);
+  next.a = std::to_string(used + cost);
+  Args take = {"RATE.TAKE", e.key};
+  take.insert(take.end(), kRateBucket.begin(), kRateBucket.end());
+  take.insert(take.end(), {"COST", std::to_string(cost)});
+  const auto r = Run(&e, &next, {take});
+  if (!r) return;
+  const auto f = Fields(r->at(0));
+  const std::int64_t expected = kRateCapacity - used - cost;
+  if (IntField(f, "allowed") != 1 || IntField(f, "remaining") != expected) {
+    ++stats_.failed;
+    return Unexpected("RATE.TAKE contradicts the model", e.key + " (rate limit)",
+                      "allowed, " + std::to_string(expected) + " remaining", Brief(r->at(0)));
   }
   Acked(e, std::move(next));
 }

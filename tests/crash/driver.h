@@ -78,6 +78,7 @@ class Driver {
   void QueueClaim();
   void QueueAck();
   void Idempotency();
+  void RateLimit();
 
   test::RespClient& client_;
   ThreadModel& model_;

@@ -17,7 +17,7 @@ constexpr struct {
     {Kind::kString, "s", 16},  {Kind::kCounter, "n", 6}, {Kind::kHash, "h", 4},
     {Kind::kList, "l", 4},     {Kind::kSet, "set", 4},   {Kind::kZSet, "z", 4},
     {Kind::kStream, "x", 3},   {Kind::kPair, "p", 4},    {Kind::kScript, "e", 2},
-    {Kind::kIdem, "idem", 12},
+    {Kind::kIdem, "idem", 12}, {Kind::kRate, "rate", 3},
 };
 constexpr int kLeasesPerThread = 3;
 
@@ -53,6 +53,8 @@ const char* KindName(Kind kind) {
       return "idempotency record";
     case Kind::kJob:
       return "queue job";
+    case Kind::kRate:
+      return "rate limit";
   }
   return "?";
 }
@@ -69,6 +71,7 @@ std::string Canonical(Kind kind, const State& s) {
       return Quoted(s.a) + " " + Quoted(s.b);
     case Kind::kIdem:
     case Kind::kJob:
+    case Kind::kRate:
       return s.a.value_or("?");
     case Kind::kHash:
     case Kind::kSet:
@@ -116,6 +119,7 @@ ThreadModel::ThreadModel(int index)
         e.key += e.kind == Kind::kPair ? ":a" : ":n";
       }
       if (e.kind == Kind::kIdem) e.state.a = "none";
+      if (e.kind == Kind::kRate) e.state.a = "0";
       e.history.push_back({0, e.state, 0});
       entities_.push_back(std::move(e));
     }

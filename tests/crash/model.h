@@ -41,7 +41,14 @@ enum class Kind {
   kScript,   // EVAL: INCR a counter and copy it to a second key
   kIdem,     // IDEM.CLAIM/COMPLETE/FAIL/DEL
   kJob,      // QUEUE.ADD/CLAIM/ACK of one job
+  kRate,     // RATE.TAKE with a cost, RATE.RESET, on a token bucket (kRateBucket)
 };
+
+// The rate limit the harness takes from: a bucket of a million tokens that refills one a day,
+// so that within a run the tokens used are exactly what the acknowledged takes cost (RATE.*
+// takes the limit with every call).
+inline constexpr std::int64_t kRateCapacity = 1'000'000;
+inline const std::vector<std::string> kRateBucket = {"BUCKET", "1000000", "1", "86400000"};
 
 const char* KindName(Kind kind);
 
@@ -50,6 +57,7 @@ struct State {
   // "in_progress|<claim id>", "released|<claim id>", "completed|<status>|<response>",
   // "failed|<reason>".
   // Job: "absent", "live" (added, not finished by the group) or "done".
+  // Rate limit: the tokens used, in decimal.
   std::optional<std::string> a;
   // Pair, script: the second key. Idempotency record: the fingerprint argument of its claim
   // (the model's own bookkeeping, not compared: the server shows only its digest).

@@ -56,6 +56,11 @@ std::vector<Args> ReadCommands(const ThreadModel& t, const Entity& e) {
       return {{"IDEM.GET", e.key}};
     case Kind::kJob:
       return {{"QUEUE.GET", t.queue(), e.key}};
+    case Kind::kRate: {
+      Args peek = {"RATE.PEEK", e.key};
+      peek.insert(peek.end(), kRateBucket.begin(), kRateBucket.end());
+      return {peek};
+    }
   }
   return {};
 }
@@ -193,6 +198,13 @@ State Parse(const Entity& e, const std::vector<Reply>& r, Delivery* delivery) {
                    (ds.empty() ? "no delivery to group g" : "group g: " + ds);
       }
       s.a = problem.empty() ? "live" : "live (" + problem + ")";
+      return s;
+    }
+    case Kind::kRate: {
+      // PEEK answers what a take of 1 would leave.
+      const std::optional<std::int64_t> remaining = IntField(Fields(r[0]), "remaining");
+      if (!remaining) return bad(r[0]);
+      s.a = std::to_string(kRateCapacity - 1 - *remaining);
       return s;
     }
   }
