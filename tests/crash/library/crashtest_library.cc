@@ -23,8 +23,10 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -154,33 +156,29 @@ class Harness {
       std::error_code ec;
       std::filesystem::remove_all(dir_, ec);
       std::filesystem::remove(log_, ec);
-      if (created_base_) std::filesystem::remove(base_, ec);
+      std::filesystem::remove(base_, ec);
     }
     return 0;
   }
 
  private:
+  // A fresh directory for the run, so that no store of an earlier run can be mistaken for
+  // this one's.
   bool MakeDirs() {
-    if (opt_.base_dir.empty()) {
+    std::string parent = opt_.base_dir;
+    if (parent.empty()) {
       const char* tmp = std::getenv("TMPDIR");
-      std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                            "/cairn-crashtest-library-XXXXXX";
-      if (::mkdtemp(pattern.data()) == nullptr) {
-        std::perror("crashtest_library: mkdtemp");
-        return false;
-      }
-      base_ = pattern;
-      created_base_ = true;
-    } else {
-      base_ = opt_.base_dir;
-      std::error_code ec;
-      std::filesystem::create_directories(base_, ec);
-      if (ec) {
-        std::fprintf(stderr, "crashtest_library: cannot create %s: %s\n", base_.c_str(),
-                     ec.message().c_str());
-        return false;
-      }
+      parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
     }
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    std::string pattern = parent + "/cairn-crashtest-library-XXXXXX";
+    if (ec || ::mkdtemp(pattern.data()) == nullptr) {
+      std::fprintf(stderr, "crashtest_library: cannot make a directory in %s: %s\n", parent.c_str(),
+                   ec ? ec.message().c_str() : std::strerror(errno));
+      return false;
+    }
+    base_ = pattern;
     dir_ = base_ + "/store";
     log_ = base_ + "/children.log";
     return true;
@@ -353,7 +351,6 @@ class Harness {
   Model model_;
   std::string self_;
   std::string base_, dir_, log_;
-  bool created_base_ = false;
   Findings findings_;
   Totals totals_;
 };

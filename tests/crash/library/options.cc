@@ -26,7 +26,7 @@ constexpr const char* kUsage =
     "                    always,everysec,none)\n"
     "  --kill KIND       sigkill, powercut or both (default both: chosen per cycle)\n"
     "  --max-delay MS    the kill comes 20 ms to MS after the store opened (default 400)\n"
-    "  --dir PATH        where the data directory goes (default: a fresh temp directory)\n"
+    "  --dir PATH        where the run's fresh directory goes (default: $TMPDIR or /tmp)\n"
     "  --keep-dir        keep the data directory and the children's log at the end\n";
 
 bool ParseInt(std::string_view text, long long min, long long max, long long* out) {

@@ -19,7 +19,7 @@ struct Options {
   // The child's calls run for a random 20 ms to this long before the kill.
   int max_delay_ms = 400;
   bool keep_dir = false;
-  std::string base_dir;  // empty: a fresh directory under $TMPDIR (or /tmp)
+  std::string base_dir;  // where the run's fresh directory goes; empty: $TMPDIR (or /tmp)
 };
 
 // Parses argv; on a bad or --help command line prints to stderr/stdout and sets *exit_code
