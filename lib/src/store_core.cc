@@ -294,7 +294,8 @@ Status StoreCore::OpenDb() {
       std::make_unique<MonotonicCounter>(db_.get(), cf(ColumnFamily::kMeta), "fencing");
   version_counter_ = std::make_unique<MonotonicCounter>(db_.get(), cf(ColumnFamily::kMeta),
                                                         "versions", kVersionBlock);
-  member_filter_->Attach(db_.get(), cf(ColumnFamily::kRecords));
+  member_filter_->Attach(db_.get(), cf(ColumnFamily::kRecords),
+                         [this](std::uint64_t sequence) { return MakeDurable(sequence); });
   if (options_.durability == Durability::kEverySec) {
     syncer_ = std::make_unique<PeriodicThread>("cairn-walsync", std::chrono::seconds(1),
                                                [this] { SyncIfWritten(); });
@@ -365,12 +366,13 @@ bool StoreCore::MemtablesEmpty() const {
 // process, as Debian's build keeps assertions — when it meets a log file whose last write
 // failed (WritableFileWriter::AssertFalseAndGetStatusForPrevError): a full disk under
 // `always` or `everysec` would take the whole process down.
-Status StoreCore::SyncLog() {
+Status StoreCore::SyncLog(bool wait_out_stalls) {
   // Every write published by now is in the log already (RocksDB appends before it inserts and
   // publishes), so the fsync below covers it.
   const std::uint64_t covered = db_->GetLatestSequenceNumber();
   rocksdb::WriteOptions sync;
   sync.sync = true;
+  sync.no_slowdown = !wait_out_stalls;
   rocksdb::WriteBatch empty;
   Status s = FromRocks(db_->GetRootDB()->Write(sync, &empty), "fsync write-ahead log");
   if (!s.ok()) return s;
@@ -378,6 +380,14 @@ Status StoreCore::SyncLog() {
   while (durable < covered && !durable_sequence_.compare_exchange_weak(durable, covered)) {
   }
   return s;
+}
+
+bool StoreCore::MakeDurable(std::uint64_t sequence) {
+  if (DurablePosition() >= sequence) return true;
+  // Called from a compaction: under `everysec` and `none` this is a sync of Cairn's own
+  // beyond the mode's, taken only when a compaction is about to drop rows on a verdict the
+  // log does not hold durably yet (storage/member_filter.h).
+  return SyncLog(/*wait_out_stalls=*/false).ok() && DurablePosition() >= sequence;
 }
 
 std::uint64_t StoreCore::VisiblePosition() const {

@@ -123,7 +123,11 @@ class StoreCore {
   // write errors made resumable (storage/resumable_fs.h).
   void MakeFileSystem();
   // Syncs the write-ahead log through RocksDB's write path (see the definition).
-  Status SyncLog();
+  // `wait_out_stalls` false: a write stall fails the sync (Incomplete) instead of waiting, for
+  // callers on RocksDB's background threads, whose work may be what ends the stall.
+  Status SyncLog(bool wait_out_stalls = true);
+  // For the members compaction filter (MemberFilterFactory::DurableUpTo).
+  bool MakeDurable(std::uint64_t sequence);
   // Durability::kEverySec's once-a-second sync, skipped when nothing was written since.
   void SyncIfWritten();
   // True when no column family's active memtable holds a row.

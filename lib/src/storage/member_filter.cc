@@ -16,8 +16,9 @@ namespace {
 
 class MemberFilter final : public rocksdb::CompactionFilter {
  public:
-  MemberFilter(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* records, const Clock& clock)
-      : db_(db), records_(records), clock_(clock) {}
+  MemberFilter(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* records, const Clock& clock,
+               const MemberFilterFactory::DurableUpTo& durable_up_to)
+      : db_(db), records_(records), clock_(clock), durable_up_to_(durable_up_to) {}
 
   bool Filter(int /*level*/, const rocksdb::Slice& key, const rocksdb::Slice& existing_value,
               std::string* /*new_value*/, bool* /*value_changed*/) const override {
@@ -35,12 +36,14 @@ class MemberFilter final : public rocksdb::CompactionFilter {
       cached_key_.assign(member->key);
       cached_tag_ = member->tag;
     }
-    // Keep unless the lookup proved the row unreachable.
+    // Keep unless the lookup proved the row unreachable, durably.
     if (!cached_->decided) return false;
-    if (cached_->live_version != member->version) return true;
+    if (cached_->live_version != member->version) return VerdictDurable();
     // A stream's entry that a trim left behind its first entry (stream_entries.h).
-    return member->tag == RowTag::kStreamEntry && member->member.size() == kStreamIdBytes &&
-           (cached_->stream_length == 0 || ReadStreamId(member->member.data()) < cached_->first_id);
+    const bool trimmed =
+        member->tag == RowTag::kStreamEntry && member->member.size() == kStreamIdBytes &&
+        (cached_->stream_length == 0 || ReadStreamId(member->member.data()) < cached_->first_id);
+    return trimmed && VerdictDurable();
   }
 
   const char* Name() const override { return "cairn.MemberFilter"; }
@@ -52,9 +55,24 @@ class MemberFilter final : public rocksdb::CompactionFilter {
     // A live stream's: its entries below first_id, or all when it has none, are dead.
     std::uint64_t stream_length = 0;
     StreamId first_id;
+    std::uint64_t read_at = 0;    // The database's sequence number just after the read.
+    std::optional<bool> durable;  // Whether all up to read_at is on disk; asked once.
   };
 
+  // Whether the cached verdict rests on durable writes: whatever the lookup saw was published
+  // at or before read_at (an in-place update of a row too is a write with its own number).
+  bool VerdictDurable() const {
+    if (!cached_->durable) cached_->durable = durable_up_to_ && durable_up_to_(cached_->read_at);
+    return *cached_->durable;
+  }
+
   Verdict Lookup(std::string_view key, internal::ValueType owner, std::int64_t now) const {
+    Verdict verdict = Read(key, owner, now);
+    verdict.read_at = db_->GetLatestSequenceNumber();
+    return verdict;
+  }
+
+  Verdict Read(std::string_view key, internal::ValueType owner, std::int64_t now) const {
     std::string stored;
     rocksdb::Status s =
         db_->Get(rocksdb::ReadOptions(), records_, EncodeRowKey(RowTag::kKeyspace, key), &stored);
@@ -81,6 +99,7 @@ class MemberFilter final : public rocksdb::CompactionFilter {
   rocksdb::DB* const db_;
   rocksdb::ColumnFamilyHandle* const records_;
   const Clock& clock_;
+  const MemberFilterFactory::DurableUpTo& durable_up_to_;
   // The verdict for the last key looked up (Filter is const; a filter serves one compaction,
   // which calls it from one thread).
   mutable std::optional<Verdict> cached_;
@@ -104,7 +123,7 @@ std::unique_ptr<rocksdb::CompactionFilter> MemberFilterFactory::CreateCompaction
     const rocksdb::CompactionFilter::Context& /*context*/) {
   rocksdb::DB* db = db_.load();
   if (db == nullptr) return std::make_unique<KeepAll>();
-  return std::make_unique<MemberFilter>(db, records_.load(), *clock_);
+  return std::make_unique<MemberFilter>(db, records_.load(), *clock_, durable_up_to_);
 }
 
 }  // namespace cairn::internal
