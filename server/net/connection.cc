@@ -137,7 +137,11 @@ void Connection::Start() {
   });
   registered_ = true;
   server_.connections_received.fetch_add(1, std::memory_order_relaxed);
-  Pump();
+  // Start runs on the acceptor's io thread, which need not be this connection's: the first
+  // Pump goes to the connection's own thread, like every handler of it. (Called here, its
+  // first read could complete, and Pump run, on the connection's thread while this one was
+  // still inside Pump.)
+  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Pump(); });
 }
 
 void Connection::RequestClose() {

@@ -1,12 +1,15 @@
 // The fixture of the tests that run cairn-server: a server of its own per test (free
 // loopback port, own data directory, log in the temp dir), a default connection opened on
-// first use, and redis-cli against the server. The including test target defines
+// first use, and redis-cli against the server. A ThreadSanitizer report in the server's log
+// fails the test (tests/tsan/README.md). The including test target defines
 // CAIRN_SERVER_BINARY.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +23,21 @@ namespace cairn::test {
 class ServerFixture : public ::testing::Test {
  protected:
   using Args = std::vector<std::string>;
+
+  // A server built with ThreadSanitizer writes its reports to its stderr, the log, which goes
+  // with the temp dir: they are printed here, and fail the test. Checked in TearDown rather
+  // than left to the server's exit status: with halt_on_error=1 a report ends the server, but
+  // the test may have made its last call already, or stop it with SIGKILL (or POWERCUT)
+  // without looking at how it ended.
+  void TearDown() override {
+    std::ifstream in(dir_.Sub("server.log"));
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::size_t at = text.find("ThreadSanitizer");
+    if (at == std::string::npos) return;
+    const std::size_t from = text.rfind('\n', at);
+    ADD_FAILURE() << "cairn-server reported a data race (or another ThreadSanitizer error):\n"
+                  << text.substr(from == std::string::npos ? 0 : from + 1, 64 * 1024);
+  }
 
   // Starts a server with the common test flags plus `extra`.
   void Start(const Args& extra = {}) {
