@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
+#include "lease/lease_row.h"
+#include "store_core.h"
 #include "support/temp_dir.h"
+#include "transaction_core.h"
 
 namespace cairn {
 namespace {
@@ -46,6 +50,29 @@ class LeaseTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::unique_ptr<LeaseManager> leases_;
 };
+
+// An acquisition that waits for the lease row's lock reads the clock once the lock is its own:
+// its lease begins then and lasts the whole TTL, not from the instant it began to wait (before
+// the release that let it in). The row is held here by a transaction of the test's own.
+TEST_F(LeaseTest, AnAcquisitionThatWaitedForTheRowBeginsWhenItGetsIt) {
+  internal::StoreCore& core = store_->core();
+  internal::RowTransaction txn = core.BeginRows(internal::ColumnFamily::kLeases);
+  internal::TransactionRows rows =
+      internal::TransactionRowsOf(core, txn, internal::ColumnFamily::kLeases);
+  std::int64_t locked_at = 0;
+  ASSERT_TRUE(internal::LoadLeaseRow(rows, core.clock(), "r", &locked_at).ok());
+  Result<AcquireResult> got(Status::Internal("not run"));
+  std::thread acquirer([&] { got = leases_->TryAcquire("r", "b", kTtl); });
+  // Time for the acquirer to reach the lock and wait there. Were it slower, it would read the
+  // clock after the Advance below anyway: this can let the test pass wrongly, never fail it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  clock_->Advance(400);
+  ASSERT_TRUE(internal::CommitOrRelease(core, txn).ok());
+  acquirer.join();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(std::holds_alternative<Lease>(*got));
+  EXPECT_EQ(std::get<Lease>(*got).expires_at_ms, clock_->NowMs() + kTtl);
+}
 
 TEST_F(LeaseTest, HeldLeaseIsBusyForOthers) {
   Lease lease = MustAcquire("db-migration", "node-a");

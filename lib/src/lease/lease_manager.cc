@@ -71,8 +71,10 @@ class LeaseManager::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateLimit(limit));
     CAIRN_RETURN_IF_ERROR(ValidateLeaseTtl(ttl_ms));
     return internal::RunInTransaction(
-        core_, ColumnFamily::kLeases, [&](Rows& rows, std::int64_t now) -> Result<AcquireResult> {
-          CAIRN_ASSIGN_OR_RETURN(LeaseRow row, internal::LoadLeaseRow(rows, now, resource));
+        core_, ColumnFamily::kLeases, [&](Rows& rows, std::int64_t) -> Result<AcquireResult> {
+          std::int64_t now = 0;
+          CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
+                                 internal::LoadLeaseRow(rows, core_.clock(), resource, &now));
           if (row.holders.size() >= limit) {
             const auto first_to_end = std::min_element(
                 row.holders.begin(), row.holders.end(),
@@ -127,8 +129,10 @@ class LeaseManager::Impl {
     CAIRN_RETURN_IF_ERROR(ValidateResource(resource));
     CAIRN_RETURN_IF_ERROR(ValidateToken(token));
     return internal::RunInTransaction(
-        core_, ColumnFamily::kLeases, [&](Rows& rows, std::int64_t now) -> Result<OwnerResult> {
-          CAIRN_ASSIGN_OR_RETURN(LeaseRow row, internal::LoadLeaseRow(rows, now, resource));
+        core_, ColumnFamily::kLeases, [&](Rows& rows, std::int64_t) -> Result<OwnerResult> {
+          std::int64_t now = 0;
+          CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
+                                 internal::LoadLeaseRow(rows, core_.clock(), resource, &now));
           if (row.Find(token) == nullptr) return OwnerResult::kNotOwner;
           change(row, now);
           CAIRN_RETURN_IF_ERROR(internal::StoreLeaseRow(rows, resource, row));
@@ -158,8 +162,9 @@ class LeaseManager::Impl {
     internal::DbRows rows(core_.db(), core_.cf(ColumnFamily::kLeases), core_.read_options(),
                           core_.write_options(), core_.row_cache(ColumnFamily::kLeases),
                           core_.health());
+    std::int64_t now = 0;
     CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
-                           internal::LoadLeaseRow(rows, core_.clock().NowMs(), resource));
+                           internal::LoadLeaseRow(rows, core_.clock(), resource, &now));
     return LeaseState{std::move(row.holders), row.highest_fencing};
   }
 
@@ -177,7 +182,9 @@ class LeaseManager::Impl {
         internal::TransactionRowsOf(core_, txn, ColumnFamily::kRecords);
     const std::int64_t now = core_.clock().NowMs();
     auto written = [&]() -> Result<SetResult> {
-      CAIRN_ASSIGN_OR_RETURN(LeaseRow row, internal::LoadLeaseRow(leases, now, resource));
+      std::int64_t locked_now = 0;
+      CAIRN_ASSIGN_OR_RETURN(LeaseRow row,
+                             internal::LoadLeaseRow(leases, core_.clock(), resource, &locked_now));
       if (fencing > row.highest_fencing) {
         return Status::InvalidArgument("fencing number " + std::to_string(fencing) +
                                        " was never issued for lease '" + Printable(resource) + "'");

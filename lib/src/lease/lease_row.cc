@@ -54,13 +54,16 @@ std::string LeaseRowKey(std::string_view resource) {
   return EncodeRowKey(RowTag::kLease, resource);
 }
 
-Result<LeaseRow> LoadLeaseRow(Rows& rows, std::int64_t now_ms, std::string_view resource) {
+Result<LeaseRow> LoadLeaseRow(Rows& rows, const Clock& clock, std::string_view resource,
+                              std::int64_t* now_ms) {
+  // Lease rows have no expiry of their own: the instant given here does not matter.
   Result<std::optional<LeaseRow>> loaded =
-      LoadDomainRow<LeaseRow>(rows, LeaseRowKey(resource), ValueType::kLease, now_ms,
+      LoadDomainRow<LeaseRow>(rows, LeaseRowKey(resource), ValueType::kLease, clock.NowMs(),
                               Lock::kExclusive, [&] { return LeaseWhat(resource); });
   if (!loaded.ok()) return loaded.status();
+  *now_ms = clock.NowMs();
   LeaseRow row = loaded->value_or(LeaseRow{});
-  row.Prune(now_ms);
+  row.Prune(*now_ms);
   return row;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cairn/clock.h"
 #include "cairn/lease.h"
 #include "records/rows.h"
 
@@ -27,8 +28,13 @@ struct LeaseRow {
 std::string LeaseRowKey(std::string_view resource);
 
 // Reads (in a transaction: locks) the row of resource; an empty row if there is none.
-// kCorruption when the stored bytes do not decode. Expired holders are pruned.
-Result<LeaseRow> LoadLeaseRow(Rows& rows, std::int64_t now_ms, std::string_view resource);
+// kCorruption when the stored bytes do not decode. Then reads the clock into *now_ms and prunes
+// the holders expired by then. The instant is taken once the lock is granted: one read before
+// it would be stale by the wait, and a holder acquired with it would seem to begin before the
+// release that let it in (tools/lockcheck found this with 4 io threads), an extension would
+// end early, and a lease that ran out during the wait could still be extended.
+Result<LeaseRow> LoadLeaseRow(Rows& rows, const Clock& clock, std::string_view resource,
+                              std::int64_t* now_ms);
 
 Status StoreLeaseRow(Rows& rows, std::string_view resource, const LeaseRow& row);
 
