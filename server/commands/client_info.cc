@@ -23,7 +23,7 @@ std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   // In Redis's order: P (pub/sub), x (MULTI), b (blocked); N when none applies.
   std::string flags;
   if (IsPubSubClient(s)) flags += 'P';
-  if (s.in_multi) flags += 'x';
+  if (s.shown_multi() >= 0) flags += 'x';
   if (s.blocked.load()) flags += 'b';
   if (flags.empty()) flags = "N";
   std::string out;
@@ -36,10 +36,10 @@ std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   out += " flags=" + flags;
   out += " db=0 sub=" + std::to_string(s.pubsub.channel_count());
   out += " psub=" + std::to_string(s.pubsub.pattern_count()) + " ssub=0";
-  out += " multi=" + std::to_string(s.in_multi ? static_cast<long>(s.queued.size()) : -1L);
+  out += " multi=" + std::to_string(s.shown_multi());
   out += " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0";
   out += " events=r cmd=" + (s.last_command().empty() ? std::string("NULL") : s.last_command());
-  out += " user=default redir=-1 resp=" + std::to_string(s.protocol);
+  out += " user=default redir=-1 resp=" + std::to_string(s.shown_protocol());
   out += " lib-name=" + s.lib_name() + " lib-ver=" + s.lib_version();
   return out;
 }
@@ -51,6 +51,7 @@ void ClearTransactionState(ServerState& server, Session& session) {
   session.multi_failed = false;
   session.queued.clear();
   session.queued_bytes = 0;
+  session.PublishForClientList();
 }
 
 bool IsPubSubClient(const Session& s) {

@@ -135,6 +135,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       // HELLO may have switched the protocol for the replies that follow.
       writer = resp::ReplyWriter(out, session_.protocol);
     }
+    session_.PublishForClientList();
     pos += parsed.consumed;
     if (session_.parked) break;  // The commands after it wait for its reply.
     ++progress.replies;

@@ -116,6 +116,17 @@ class Session {
     last_command_.assign(name);
   }
 
+  // What CLIENT LIST shows of `in_multi`, `queued` and `protocol`, which only this connection's
+  // io thread may touch: published by that thread after every command (command_runner.cc) and
+  // whenever its transaction state is cleared, for CLIENT LIST on any io thread to read.
+  void PublishForClientList() {
+    shown_multi_.store(in_multi ? static_cast<std::int64_t>(queued.size()) : -1,
+                       std::memory_order_relaxed);
+    shown_protocol_.store(protocol, std::memory_order_relaxed);
+  }
+  std::int64_t shown_multi() const { return shown_multi_.load(std::memory_order_relaxed); }
+  int shown_protocol() const { return shown_protocol_.load(std::memory_order_relaxed); }
+
   std::atomic<std::int64_t> last_command_ms_{0};
   std::atomic<bool> kill_requested{false};  // CLIENT KILL from another connection.
   std::atomic<bool> blocked{false};         // A parked command waits (CLIENT LIST flag b).
@@ -125,6 +136,8 @@ class Session {
   const std::string peer_;
   const std::string local_;
   const std::int64_t created_ms_;
+  std::atomic<std::int64_t> shown_multi_{-1};
+  std::atomic<int> shown_protocol_{2};
   mutable std::mutex mu_;
   std::string name_;
   std::string lib_name_;
