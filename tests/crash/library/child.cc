@@ -18,6 +18,7 @@
 #include "cairn/lease.h"
 #include "cairn/options.h"
 #include "cairn/queue.h"
+#include "cairn/ratelimit.h"
 #include "cairn/store.h"
 #include "crash/library/protocol.h"
 
@@ -39,17 +40,22 @@ void WriteLine(std::string line) {
 
 // What every thread of the child shares: the store and the engines over it.
 struct Engines {
-  explicit Engines(Store& s) : store(s), leases(s), queue(s), idem(s) {}
+  explicit Engines(Store& s) : store(s), leases(s), queue(s), idem(s), limiter(s) {}
   Store& store;
   LeaseManager leases;
   Queue queue;
   IdempotencyStore idem;
+  RateLimiter limiter;
 };
 
 class Worker {
  public:
   Worker(Engines& e, int thread, int cycle, std::uint64_t seed)
-      : e_(e), thread_(thread), cycle_(std::to_string(cycle)), rng_(seed) {}
+      : e_(e),
+        thread_(thread),
+        cycle_(std::to_string(cycle)),
+        id_ms_(static_cast<std::uint64_t>(cycle) + 1),
+        rng_(seed) {}
 
   // Runs calls until one fails (after a power cut, every write does).
   void Run() {
@@ -84,21 +90,27 @@ class Worker {
 
   bool Step() {
     const int w = Uniform(0, 99);
-    if (w < 14) return Set();
-    if (w < 19) return Del();
-    if (w < 29) return Txn();
-    if (w < 36) return HashSet();
-    if (w < 40) return HashDel();
-    if (w < 45) return SetAdd(true);
-    if (w < 48) return SetAdd(false);
-    if (w < 53) return Push();
-    if (w < 58) return Pop();
-    if (w < 64) return Acquire();
-    if (w < 68) return leases_.empty() ? Acquire() : Release();
+    if (w < 12) return Set();
+    if (w < 16) return Del();
+    if (w < 24) return Txn();
+    if (w < 30) return HashSet();
+    if (w < 33) return HashDel();
+    if (w < 37) return SetAdd(true);
+    if (w < 39) return SetAdd(false);
+    if (w < 43) return Push();
+    if (w < 47) return Pop();
+    if (w < 52) return ZSetAdd();
+    if (w < 54) return ZSetRemove();
+    if (w < 58) return StreamAdd();
+    if (w < 59) return StreamTrim();
+    if (w < 63) return Take();
+    if (w < 64) return ResetBucket();
+    if (w < 69) return Acquire();
+    if (w < 72) return leases_.empty() ? Acquire() : Release();
     // More claims and acks than enqueues, so that the backlog (and the model) stays small.
-    if (w < 73) return Enqueue();
-    if (w < 80) return Claim();
-    if (w < 87) return jobs_.empty() ? Claim() : AckJob();
+    if (w < 76) return Enqueue();
+    if (w < 82) return Claim();
+    if (w < 88) return jobs_.empty() ? Claim() : AckJob();
     if (w < 94) return IdemClaim();
     return claims_.empty() ? IdemClaim() : IdemComplete();
   }
@@ -169,6 +181,59 @@ class Worker {
     auto r = e_.store.ListPop(Key(l), ListEnd::kHead, 1);
     if (!r.ok()) return Failed(r.status());
     return Ack(r->has_value() && !(*r)->empty() ? (*r)->front() : "-");
+  }
+  bool ZSetAdd() {
+    const std::string z = Pick('z', kZSets), m = Pick('m', kMembers);
+    const double score = Uniform(-400, 400) / 4.0;
+    Begin("zadd " + z + " " + m + " " + ScoreText(score));
+    const ZSetEntry entries[] = {{m, score}};
+    auto r = e_.store.ZSetPut(Key(z), entries);
+    return r.ok() ? Ack(std::to_string(*r)) : Failed(r.status());
+  }
+  bool ZSetRemove() {
+    const std::string z = Pick('z', kZSets), m = Pick('m', kMembers);
+    Begin("zrem " + z + " " + m);
+    const std::string_view members[] = {m};
+    auto r = e_.store.ZSetRemove(Key(z), members);
+    return r.ok() ? Ack(std::to_string(*r)) : Failed(r.status());
+  }
+  bool StreamAdd() {
+    const std::string x = Pick('x', kStreams), v = Fresh('v');
+    StreamAddOptions options;
+    options.id_mode = StreamAddOptions::IdMode::kExplicit;
+    options.id = {id_ms_, seq_ + 1};  // the call's own sequence number (Begin increments it)
+    Begin("xadd " + x + " " + IdText(options.id.ms, options.id.seq) + " " + v);
+    const HashField fields[] = {{"f", v}};
+    auto r = e_.store.StreamAdd(Key(x), fields, options);
+    if (!r.ok()) return Failed(r.status());
+    if (r->outcome != StreamAddOutcome::kAdded) {
+      return Ack("outcome" + std::to_string(static_cast<int>(r->outcome)));
+    }
+    return Ack(IdText(r->id.ms, r->id.seq));
+  }
+  bool StreamTrim() {
+    const std::string x = Pick('x', kStreams);
+    StreamTrimRule rule;
+    rule.by = StreamTrimRule::By::kMaxLength;
+    rule.max_length = static_cast<std::uint64_t>(Uniform(1, 3));
+    Begin("xtrim " + x + " " + std::to_string(rule.max_length));
+    auto r = e_.store.StreamTrim(Key(x), rule);
+    return r.ok() ? Ack(std::to_string(*r)) : Failed(r.status());
+  }
+  bool Take() {
+    const std::string b = Pick('b', kBuckets);
+    const int cost = Uniform(1, static_cast<int>(kMaxTakeCost));
+    Begin("take " + b + " " + std::to_string(cost));
+    const Limit limit = Limit::TokenBucket(kBucketCapacity, 1, kBucketRefillMs);
+    auto r = e_.limiter.Take(Key(b), limit, cost);
+    if (!r.ok()) return Failed(r.status());
+    return Ack((r->allowed ? "allowed " : "refused ") + std::to_string(r->remaining));
+  }
+  bool ResetBucket() {
+    const std::string b = Pick('b', kBuckets);
+    Begin("reset " + b);
+    auto r = e_.limiter.Reset(Key(b));
+    return r.ok() ? Ack(*r ? "1" : "0") : Failed(r.status());
   }
   bool Acquire() {
     const std::string res = Pick('r', kLeases);
@@ -263,6 +328,7 @@ class Worker {
   Engines& e_;
   const int thread_;
   const std::string cycle_;
+  const std::uint64_t id_ms_;  // the ms part of the stream ids it adds
   std::mt19937_64 rng_;
   std::uint32_t seq_ = 0;
   std::map<std::string, std::string> leases_;  // resource → token of the lease it holds

@@ -76,6 +76,12 @@ Kind KindOfName(const std::string& name) {
       return Kind::kIdem;
     case 'j':
       return Kind::kJob;
+    case 'z':
+      return Kind::kZSet;
+    case 'x':
+      return Kind::kStream;
+    case 'b':
+      return Kind::kBucket;
     default:
       return Kind::kString;
   }
@@ -86,6 +92,7 @@ std::string EmptyState(Kind kind) {
     case Kind::kPair:
       return "-|-";
     case Kind::kLease:
+    case Kind::kBucket:
       return "0";
     case Kind::kIdem:
       return "none";
@@ -257,6 +264,49 @@ void Model::Effect(int thread, std::uint32_t seq, const std::vector<std::string>
     }
     if (!items.empty()) items.erase(items.begin());
     step(e, {Join(items)});
+  } else if (op == "zadd" || op == "zrem") {
+    std::map<std::string, std::string> scores = Fields(cur);
+    const bool had = scores.count(w[2]) != 0;
+    const std::string want = op == "zadd" ? (had ? "0" : "1") : (had ? "1" : "0");
+    if (answer != nullptr && said(0) != want) {
+      contradicts("a sorted set call's count contradicts the history", want);
+    }
+    if (op == "zadd") scores[w[2]] = w[3];
+    if (op == "zrem") scores.erase(w[2]);
+    step(e, {JoinFields(scores)});
+  } else if (op == "xadd") {
+    std::vector<std::string> entries = Items(cur);
+    if (answer != nullptr && said(0) != w[2]) {
+      contradicts("StreamAdd did not add the entry with the id given", w[2]);
+    }
+    entries.push_back(w[2] + "=" + w[3]);
+    step(e, {Join(entries)});
+  } else if (op == "xtrim") {
+    std::vector<std::string> entries = Items(cur);
+    const std::size_t keep = static_cast<std::size_t>(Number(w[2]).value_or(0));
+    const std::size_t removed = entries.size() > keep ? entries.size() - keep : 0;
+    if (answer != nullptr && said(0) != std::to_string(removed)) {
+      contradicts("StreamTrim's count contradicts the history", std::to_string(removed));
+    }
+    entries.erase(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(removed));
+    step(e, {Join(entries)});
+  } else if (op == "take") {
+    // The bucket does not refill within a run: a take fits exactly when the tokens taken since
+    // the last reset leave room for its cost, and leaves the rest.
+    const std::int64_t used = Number(cur).value_or(0), cost = Number(w[2]).value_or(0);
+    const bool fits = used + cost <= kBucketCapacity;
+    const std::string want = fits ? "allowed " + std::to_string(kBucketCapacity - used - cost)
+                                  : "refused " + std::to_string(kBucketCapacity - used);
+    if (answer != nullptr && said(0) + " " + said(1) != want) {
+      contradicts("a rate limit take contradicts the tokens taken before", want);
+    }
+    if (fits) step(e, {std::to_string(used + cost)});
+  } else if (op == "reset") {
+    const std::string want = cur == "0" ? "0" : "1";
+    if (answer != nullptr && said(0) != want) {
+      contradicts("a rate limit reset's answer contradicts the history", want);
+    }
+    step(e, {"0"});
   } else if (op == "acquire") {
     const std::int64_t highest = Number(cur).value_or(0);
     const std::int64_t floor = std::max(highest, fence_floor);

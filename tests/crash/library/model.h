@@ -16,6 +16,8 @@
 //   set: "m1,m4" or "-"               list: "v,v,v" or "-"       lease: the highest fencing
 //   idempotency record: "none", "in_progress" or "completed|<body>"
 //   job: "absent", "live" (added, not acked), "done" (acked) or "dead" (never expected)
+//   sorted set: "m1=2.5,m4=-3" (by member) or "-"   stream: "3-17=v2.16,4-2=v3.1" or "-"
+//   rate limit bucket: the tokens taken since its last reset ("0": none, no row)
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,19 @@
 
 namespace cairn::crash::library {
 
-enum class Kind { kString, kPair, kHash, kSet, kList, kLease, kIdem, kJob };
+enum class Kind {
+  kString,
+  kPair,
+  kHash,
+  kSet,
+  kList,
+  kLease,
+  kIdem,
+  kJob,
+  kZSet,
+  kStream,
+  kBucket
+};
 
 // What an entity may hold after a call: a state, or, for a lease acquisition whose answer never
 // came, any fencing number above `fence_above`.

@@ -9,6 +9,7 @@
 #include "cairn/idempotency.h"
 #include "cairn/lease.h"
 #include "cairn/queue.h"
+#include "cairn/ratelimit.h"
 
 namespace cairn::crash::library {
 namespace {
@@ -16,7 +17,8 @@ namespace {
 // Reads an entity's state, in the model's canonical form (model.h), through the public API.
 class Reader {
  public:
-  explicit Reader(Store& store) : store_(store), leases_(store), queue_(store), idem_(store) {}
+  explicit Reader(Store& store)
+      : store_(store), leases_(store), queue_(store), idem_(store), limiter_(store) {}
 
   std::string Read(int thread, const std::string& name, Kind kind) {
     const std::string key = KeyOf(thread, name);
@@ -42,6 +44,12 @@ class Reader {
         return Record(key);
       case Kind::kJob:
         return Job(thread, name);
+      case Kind::kZSet:
+        return Scores(key);
+      case Kind::kStream:
+        return Entries(key);
+      case Kind::kBucket:
+        return Taken(key);
     }
     return "?";
   }
@@ -111,10 +119,42 @@ class Reader {
     return (*r)->payload == PayloadOf(id) ? "live" : "live with payload " + (*r)->payload;
   }
 
+  std::string Scores(const std::string& key) {
+    auto r = store_.ZSetRange(key, ZRangeRequest{});
+    if (!r.ok()) return Error(r.status());
+    std::sort(r->begin(), r->end(), [](const ScoredMember& a, const ScoredMember& b) {
+      return a.member < b.member;  // the model's order
+    });
+    std::vector<std::string> items;
+    for (const ScoredMember& m : *r) items.push_back(m.member + "=" + ScoreText(m.score));
+    return Join(items);
+  }
+  std::string Entries(const std::string& key) {
+    auto r = store_.StreamRange(key, StreamRangeRequest{});
+    if (!r.ok()) return Error(r.status());
+    std::vector<std::string> items;
+    for (const StreamEntry& entry : *r) {
+      std::string value;
+      for (const HashEntry& f : entry.fields) {
+        value += (value.empty() ? "" : "/") + (f.field == "f" ? f.value : f.field + ":" + f.value);
+      }
+      items.push_back(IdText(entry.id.ms, entry.id.seq) + "=" + value);
+    }
+    return Join(items);
+  }
+  // The tokens taken, from a dry run that changes nothing.
+  std::string Taken(const std::string& key) {
+    auto r = limiter_.Peek(key, Limit::TokenBucket(kBucketCapacity, 1, kBucketRefillMs));
+    if (!r.ok()) return Error(r.status());
+    // Allowed, `remaining` is what the peek's one token would leave.
+    return std::to_string(kBucketCapacity - r->remaining - (r->allowed ? 1 : 0));
+  }
+
   Store& store_;
   LeaseManager leases_;
   Queue queue_;
   IdempotencyStore idem_;
+  RateLimiter limiter_;
 };
 
 // What the model says the entity held after the thread's calls 1..c.

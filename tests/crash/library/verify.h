@@ -22,7 +22,7 @@
 namespace cairn::crash::library {
 
 struct VerifyStats {
-  std::uint64_t entities = 0;     // keys, pairs, hashes, sets, lists, leases, records, jobs read
+  std::uint64_t entities = 0;     // every entity read back, of every kind
   std::uint64_t resolved = 0;     // calls in flight at the kill, now resolved
   std::uint64_t applied = 0;      // … found to have happened
   std::uint64_t rolled_back = 0;  // lossy: acknowledged calls a power cut undid
