@@ -36,16 +36,6 @@ constexpr const char* kUsage =
     "  --server PATH       the cairn-server binary (default: the one this was built with)\n"
     "  --verbose           one line per kill and per unknown outcome\n";
 
-bool ParseInt(std::string_view text, long long min, long long max, long long* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const std::string s(text);
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0' || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
 bool ParseModes(std::string_view text, std::vector<Mode>* modes) {
   modes->clear();
   while (!text.empty()) {
@@ -127,14 +117,7 @@ bool ParseOptions(int argc, char** argv, Options* options, int* exit_code) {
       }
     } else if (arg == "--kill") {
       const char* v = value();
-      const std::string_view kind = v != nullptr ? v : "";
-      if (kind == "sigkill") {
-        options->kill = KillChoice::kSigkill;
-      } else if (kind == "powercut") {
-        options->kill = KillChoice::kPowercut;
-      } else if (kind == "both") {
-        options->kill = KillChoice::kBoth;
-      } else {
+      if (v == nullptr || !ParseKillChoice(v, &options->kill)) {
         return fail("--kill needs sigkill, powercut or both");
       }
     } else if (arg == "--dir") {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "crash/harness_common.h"
+
 namespace cairn::crash {
 
 // One server configuration the cycles rotate through: durability and io threads.
@@ -16,8 +18,6 @@ struct Mode {
   // A power cut may lose acknowledged writes (only `always` fsyncs before it replies).
   bool PowerCutMayLose() const { return durability != "always"; }
 };
-
-enum class KillChoice { kSigkill, kPowercut, kBoth };
 
 struct Options {
   std::uint64_t seed = 0;

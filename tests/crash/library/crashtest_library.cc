@@ -86,23 +86,6 @@ std::uint64_t SeedFor(std::uint64_t seed, std::uint64_t cycle, std::uint64_t str
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-std::string StatusText(int status) {
-  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
-
-std::string LogTail(const std::string& path, std::size_t lines) {
-  std::ifstream in(path);
-  std::vector<std::string> all;
-  for (std::string line; std::getline(in, line);) all.push_back(line);
-  std::string out;
-  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
-    out += "    | " + all[i] + "\n";
-  }
-  return out;
-}
-
 struct Totals {
   int sigkills = 0;
   int powercuts = 0;

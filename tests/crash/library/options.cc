@@ -29,16 +29,6 @@ constexpr const char* kUsage =
     "  --dir PATH        where the run's fresh directory goes (default: $TMPDIR or /tmp)\n"
     "  --keep-dir        keep the data directory and the children's log at the end\n";
 
-bool ParseInt(std::string_view text, long long min, long long max, long long* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  const std::string s(text);
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0' || v < min || v > max) return false;
-  *out = v;
-  return true;
-}
-
 bool ParseModes(std::string_view text, std::vector<std::string>* modes) {
   modes->clear();
   while (!text.empty()) {
@@ -96,14 +86,7 @@ bool ParseOptions(int argc, char** argv, Options* options, int* exit_code) {
       }
     } else if (arg == "--kill") {
       const char* v = value();
-      const std::string_view kind = v != nullptr ? v : "";
-      if (kind == "sigkill") {
-        options->kill = KillChoice::kSigkill;
-      } else if (kind == "powercut") {
-        options->kill = KillChoice::kPowercut;
-      } else if (kind == "both") {
-        options->kill = KillChoice::kBoth;
-      } else {
+      if (v == nullptr || !ParseKillChoice(v, &options->kill)) {
         return fail("--kill needs sigkill, powercut or both");
       }
     } else if (arg == "--dir") {

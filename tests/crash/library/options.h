@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace cairn::crash::library {
+#include "crash/harness_common.h"
 
-enum class KillChoice { kSigkill, kPowercut, kBoth };
+namespace cairn::crash::library {
 
 struct Options {
   std::uint64_t seed = 0;
