@@ -58,11 +58,11 @@ int Serve(const ServerConfig& config) {
   options.durability = sync_before_reply ? cairn::Durability::kNone : config.durability;
   options.row_cache_bytes = config.row_cache_bytes;
   options.max_open_files = descriptors->store_table_files;
-  // One io thread runs every command, so its transactions need no row locks: the keyspace is
-  // taken in turns, and a parked blocking command (BLPOP …) waits for the io thread's turn to
-  // end. With several io threads, row locks let them work side by side.
+  // One keyspace executor runs every command, whatever the io thread count (net/server.h), so
+  // its transactions need no row locks: the keyspace is taken in turns, and a parked blocking
+  // command (BLPOP …) waits for the executor's turn to end.
   const int io_threads = cairn::server::IoThreads(config.threads);
-  options.serialize_keyspace = io_threads == 1;
+  options.serialize_keyspace = true;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
   options.min_free_disk_bytes = config.min_free_disk_bytes;

@@ -1,5 +1,7 @@
 #include "commands/command_runner.h"
 
+#include <utility>
+
 #include "commands/ascii.h"
 #include "commands/dispatch.h"
 #include "commands/pubsub_commands.h"
@@ -136,6 +138,7 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
       writer = resp::ReplyWriter(out, session_.protocol);
     }
     session_.PublishForClientList();
+    ServeBlockedClients();
     pos += parsed.consumed;
     if (session_.parked) break;  // The commands after it wait for its reply.
     ++progress.replies;
@@ -143,6 +146,19 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
   // Once per run, not per command: CLIENT LIST shows idle time in whole seconds.
   if (pos > 0) session_.last_command_ms_.store(server_.clock().NowMs(), std::memory_order_relaxed);
   return progress;
+}
+
+void CommandRunner::ServeBlockedClients() {
+  if (!session_.touched_everything && session_.touched.empty()) return;
+  KeyWaiters& waiters = server_.key_waiters();
+  const bool everything = std::exchange(session_.touched_everything, false);
+  if (everything ? waiters.waiting() > 0 : waiters.AnyWaitsOn(session_.touched)) {
+    // The waiters' tries run in transactions of their own: they must see the writes of the
+    // open batch, and not race them.
+    batch_.Commit();
+    everything ? waiters.SignalAll() : waiters.Signal(session_.touched);
+  }
+  session_.touched.clear();
 }
 
 }  // namespace cairn::server

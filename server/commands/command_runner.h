@@ -42,6 +42,11 @@ class CommandRunner {
   // Runs what `input` holds and appends the replies to *out (in the session's protocol).
   Progress Run(std::string_view input, std::string* out);
 
+  // Serves the clients blocked on the keys the session's commands wrote (key_waiters.h), and
+  // forgets those keys. Run calls it after each command, as Redis does: the client a write
+  // wakes is served before the next command of any client runs, this one's included.
+  void ServeBlockedClients();
+
  private:
   // What becomes of the command just parsed (args_), before it is looked up: an HTTP request
   // (cross-protocol scripting) closes the connection at once; a client protected mode turns

@@ -1,116 +1,154 @@
 #include "commands/key_waiters.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace cairn::server {
 
-bool KeyWaiter::TakeWakeup() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return std::exchange(woken_, false);
-}
-
-void KeyWaiter::WaitUntil(std::chrono::steady_clock::time_point until) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, until, [&] { return woken_ || interrupted_; });
-}
-
-void KeyWaiter::Interrupt() {
-  {
-    std::lock_guard<std::mutex> no_try(try_mu_);
-    std::lock_guard<std::mutex> lock(mu_);
-    interrupted_ = true;
+KeyWaiters::Id KeyWaiters::Add(Waiter waiter) {
+  const Id id = next_id_++;
+  Entry& entry = entries_[id];
+  entry.waiter = std::move(waiter);
+  const Waiter& w = entry.waiter;
+  std::vector<std::size_t> hashes = w.key_hashes;
+  // A key named twice (BLPOP k k) waits once.
+  std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  for (std::size_t hash : hashes) {
+    Queue& queue = by_key_[hash];
+    std::list<Id>* list = &queue.readers;
+    if (w.takes) {
+      auto line = std::find_if(queue.lines.begin(), queue.lines.end(),
+                               [&](const Line& l) { return l.name == w.line; });
+      if (line == queue.lines.end()) line = queue.lines.insert(queue.lines.end(), Line{w.line, {}});
+      list = &line->takers;
+    }
+    entry.places.emplace_back(hash, list->insert(list->end(), id));
   }
-  cv_.notify_all();
+  const bool earliest = deadlines_.empty() || w.deadline < deadlines_.begin()->first;
+  entry.deadline = deadlines_.emplace(w.deadline, id);
+  waiting_.fetch_add(1, std::memory_order_relaxed);
+  if (earliest && w.deadline != Clock::time_point::max() && on_earlier_deadline_) {
+    on_earlier_deadline_(w.deadline);
+  }
+  return id;
 }
 
-bool KeyWaiter::TryUnlessInterrupted(const std::function<void()>& attempt) {
-  std::lock_guard<std::mutex> no_interrupt(try_mu_);
-  if (interrupted()) return false;
-  attempt();
+void KeyWaiters::Unlink(std::size_t key_hash, bool takes, const std::string& line,
+                        std::list<Id>::iterator place) {
+  auto queue = by_key_.find(key_hash);
+  if (queue == by_key_.end()) return;
+  Queue& q = queue->second;
+  if (takes) {
+    auto l =
+        std::find_if(q.lines.begin(), q.lines.end(), [&](const Line& x) { return x.name == line; });
+    if (l == q.lines.end()) return;
+    l->takers.erase(place);
+    if (l->takers.empty()) q.lines.erase(l);
+  } else {
+    q.readers.erase(place);
+  }
+  if (q.lines.empty() && q.readers.empty()) by_key_.erase(queue);
+}
+
+void KeyWaiters::Remove(Id id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  Entry& entry = it->second;
+  for (const auto& [hash, place] : entry.places) {
+    Unlink(hash, entry.waiter.takes, entry.waiter.line, place);
+  }
+  deadlines_.erase(entry.deadline);
+  entries_.erase(it);
+  waiting_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+std::list<KeyWaiters::Id>* KeyWaiters::ListOf(std::size_t key_hash, bool takes,
+                                              const std::string& line) {
+  auto queue = by_key_.find(key_hash);
+  if (queue == by_key_.end()) return nullptr;
+  if (!takes) return &queue->second.readers;
+  for (Line& l : queue->second.lines) {
+    if (l.name == line) return &l.takers;
+  }
+  return nullptr;
+}
+
+bool KeyWaiters::TryOne(Id id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return true;
+  // Copied: a try may signal keys, but never adds or removes waiters itself; the copy keeps
+  // the callable alive should the entry go while it runs.
+  const std::function<bool()> try_serve = it->second.waiter.try_serve;
+  if (!try_serve()) return false;
+  Remove(id);
   return true;
 }
 
-bool KeyWaiter::interrupted() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return interrupted_;
-}
-
-void KeyWaiter::Wake() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    woken_ = true;
-  }
-  cv_.notify_all();
-}
-
-KeyWaiters::Line& KeyWaiters::Queue::LineOf(const std::string& name) {
-  for (Line& line : lines) {
-    if (line.name == name) return line;
-  }
-  return lines.emplace_back(Line{name, {}});
-}
-
-void KeyWaiters::Add(const std::shared_ptr<KeyWaiter>& waiter) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const std::string& key : waiter->keys()) {
-    Queue& queue = by_key_[KeyHash(key)];
-    if (waiter->takes()) {
-      queue.LineOf(waiter->line()).takers.push_back(waiter);
-    } else {
-      queue.readers.push_back(waiter);
+void KeyWaiters::Serve(std::size_t key_hash) {
+  auto queue = by_key_.find(key_hash);
+  if (queue == by_key_.end()) return;
+  // The lists change as waiters leave: walk copies, and look each list up again.
+  const std::vector<Id> readers(queue->second.readers.begin(), queue->second.readers.end());
+  std::vector<std::string> lines;
+  for (const Line& l : queue->second.lines) lines.push_back(l.name);
+  for (Id id : readers) TryOne(id);
+  for (const std::string& line : lines) {
+    while (true) {
+      std::list<Id>* takers = ListOf(key_hash, true, line);
+      if (takers == nullptr || takers->empty()) break;
+      // The oldest first; once one finds nothing, those behind it would find nothing either.
+      if (!TryOne(takers->front())) break;
     }
   }
-  waiting_.fetch_add(1, std::memory_order_release);
 }
 
-void KeyWaiters::Remove(const std::shared_ptr<KeyWaiter>& waiter) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const std::string& key : waiter->keys()) {
-      auto it = by_key_.find(KeyHash(key));
-      if (it == by_key_.end()) continue;
-      Queue& queue = it->second;
-      if (waiter->takes()) {
-        Line& line = queue.LineOf(waiter->line());
-        std::erase(line.takers, waiter);
-        if (line.takers.empty()) {
-          std::erase_if(queue.lines, [](const Line& l) { return l.takers.empty(); });
-        }
-      } else {
-        std::erase(queue.readers, waiter);
-      }
-      if (queue.lines.empty() && queue.readers.empty()) by_key_.erase(it);
-    }
-    waiting_.fetch_sub(1, std::memory_order_release);
+bool KeyWaiters::AnyWaitsOn(const std::vector<std::size_t>& key_hashes) const {
+  if (entries_.empty()) return false;
+  for (std::size_t hash : key_hashes) {
+    if (by_key_.count(hash) > 0) return true;
   }
-  // A reader's leaving frees nothing for the others, whom the same signals woke; a taker's
-  // may leave something for the next in its line.
-  if (!waiter->takes() || waiting_.load(std::memory_order_acquire) == 0) return;
-  for (const std::string& key : waiter->keys()) SignalSlow(KeyHash(key), &waiter->line());
+  return false;
 }
 
-void KeyWaiters::SignalSlow(std::size_t key_hash, const std::string* line) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_key_.find(key_hash);
-  if (it == by_key_.end()) return;
-  for (const Line& l : it->second.lines) {
-    if (line != nullptr && l.name != *line) continue;
-    if (!l.takers.empty()) l.takers.front()->Wake();
+void KeyWaiters::Signal(const std::vector<std::size_t>& key_hashes) {
+  if (entries_.empty()) return;
+  pending_.insert(pending_.end(), key_hashes.begin(), key_hashes.end());
+  if (serving_) return;  // The outer Signal serves them next.
+  serving_ = true;
+  while (!pending_.empty()) {
+    const std::size_t hash = pending_.front();
+    pending_.pop_front();
+    Serve(hash);
   }
-  if (line != nullptr) return;
-  for (const std::shared_ptr<KeyWaiter>& reader : it->second.readers) reader->Wake();
+  serving_ = false;
+}
+
+void KeyWaiters::Signal(const std::vector<std::string>& keys) {
+  if (entries_.empty()) return;
+  std::vector<std::size_t> hashes;
+  hashes.reserve(keys.size());
+  for (const std::string& key : keys) hashes.push_back(KeyHash(key));
+  Signal(hashes);
 }
 
 void KeyWaiters::SignalAll() {
-  if (waiting_.load(std::memory_order_acquire) == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [hash, queue] : by_key_) {
-    for (const Line& l : queue.lines) {
-      if (!l.takers.empty()) l.takers.front()->Wake();
-    }
-    for (const std::shared_ptr<KeyWaiter>& reader : queue.readers) reader->Wake();
+  std::vector<std::size_t> hashes;
+  hashes.reserve(by_key_.size());
+  for (const auto& [hash, queue] : by_key_) hashes.push_back(hash);
+  Signal(hashes);
+}
+
+void KeyWaiters::Expire(Clock::time_point now) {
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    const Id id = deadlines_.begin()->second;
+    std::function<void()> time_out = std::move(entries_.at(id).waiter.time_out);
+    Remove(id);
+    if (time_out) time_out();
   }
+}
+
+KeyWaiters::Clock::time_point KeyWaiters::NextDeadline() const {
+  return deadlines_.empty() ? Clock::time_point::max() : deadlines_.begin()->first;
 }
 
 }  // namespace cairn::server

@@ -1,119 +1,127 @@
-// The clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN, …), and the wake-ups that writes to
-// those keys send them.
+// The clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN, XREAD BLOCK, XREADGROUP BLOCK, …):
+// waiter entries, not threads. They live on the keyspace executor (net/server.h) and are used
+// only on its thread, which is also the only thread that writes keys, so a write and the
+// tries it allows never race.
 //
-// Every write command's keys are signalled once its writes are committed (the connection
-// does it before sending the replies: net/connection.cc). A signal wakes the oldest waiter on
-// the key, which then tries again in a transaction of its own; a waiter leaving the queue —
-// served, timed out or gone — signals its keys in turn, so an element it did not take reaches
-// the next waiter. Waiters are thus served in arrival order, and a write wakes one waiter
-// (then one more per element taken), not all of them. Readers (XREAD), which take nothing,
-// are the exception: a signal wakes every reader on the key besides the oldest taker, and a
-// reader leaving signals nobody.
+// Every write command's keys are signalled once its writes are committed (the connection does
+// it at the end of its execution phase: net/connection.cc), and the signal serves the waiters
+// on those keys then and there, before the executor runs any other client's command — so the
+// client a push wakes is the client that gets the element, as in Redis. On a key, takers are
+// served oldest first for as long as their tries succeed (one LPUSH of three elements serves
+// three BLPOPs); readers (XREAD), which take nothing, are each tried.
 //
 // Takers wait in lines: the waiters of one line take from the same pool, those of different
-// lines from pools of their own, so a signal wakes the oldest taker of every line. BLPOP & co.
-// share one line; XREADGROUP waits in its consumer group's line, since an entry one group
-// delivers is still new to every other group.
+// lines from pools of their own, so a signal serves the takers of every line. BLPOP & co. share
+// one line; XREADGROUP waits in its consumer group's line, since an entry one group delivers
+// is still new to every other group.
 //
-// Keys are known by their hashes, so that noting a write's keys allocates nothing; two keys
-// that share a hash only cost a waiter a needless try. No wake-up is lost: a waiter registers
-// before its first try and clears its wake-up before each try, so a write committed after a
-// try began leaves the wake-up set and the waiter tries again rather than sleeping.
-// Thread-safe; a write with nobody waiting costs one atomic load.
+// A served try may write keys others wait on (BLMOVE's destination); it signals them, and they
+// are served after the current ones, still before anything else runs. Keys are known by their
+// hashes, so that noting a write's keys allocates nothing; two keys that share a hash only
+// cost a waiter a needless try. Each waiter has a deadline; Expire answers those past it, and
+// the executor's timer calls it at NextDeadline (set_on_earlier_deadline).
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
-#include <memory>
-#include <mutex>
+#include <list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace cairn::server {
 
-class KeyWaiter {
- public:
-  // `takes`: a served try removes what it found (BLPOP), so the next waiter must not be
-  // woken for it; false for readers (XREAD), which leave it for everyone.
-  // `line`: the takers' line it waits in (see above).
-  explicit KeyWaiter(std::vector<std::string> keys, bool takes = true, std::string line = {})
-      : keys_(std::move(keys)), takes_(takes), line_(std::move(line)) {}
-
-  const std::vector<std::string>& keys() const { return keys_; }
-  bool takes() const { return takes_; }
-  const std::string& line() const { return line_; }
-
-  // Whether a wake-up arrived since the last call; clears it.
-  bool TakeWakeup();
-  // Sleeps until a wake-up, an interruption or `until`.
-  void WaitUntil(std::chrono::steady_clock::time_point until);
-  // Ends the wait for good (the client went away, CLIENT KILL, shutdown). Waits for a try
-  // under way, so that once it returns no try can serve the client.
-  void Interrupt();
-  bool interrupted() const;
-  // Runs a try unless the wait was interrupted; false when it was.
-  bool TryUnlessInterrupted(const std::function<void()>& attempt);
-
- private:
-  friend class KeyWaiters;
-  void Wake();
-
-  const std::vector<std::string> keys_;
-  const bool takes_;
-  const std::string line_;
-  std::mutex try_mu_;  // Held by a try, and by Interrupt; taken before mu_.
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool woken_ = false;
-  bool interrupted_ = false;
-};
-
 class KeyWaiters {
  public:
-  // Queues the waiter on each of its keys, behind those already there.
-  void Add(const std::shared_ptr<KeyWaiter>& waiter);
-  // Takes the waiter off its keys and, if it takes, signals them for the waiters behind it in
-  // its line.
-  void Remove(const std::shared_ptr<KeyWaiter>& waiter);
+  using Clock = std::chrono::steady_clock;
+  using Id = std::uint64_t;
+
+  struct Waiter {
+    std::vector<std::size_t> key_hashes;  // KeyHash of each key it waits on.
+    // A served try removes what it found (BLPOP), so it is tried in its line's turn; false for
+    // readers (XREAD), which leave it for everyone.
+    bool takes = true;
+    std::string line;  // The takers' line it waits in (see above).
+    Clock::time_point deadline = Clock::time_point::max();
+    // Tries to serve the client: true when it is done with — served, or answered otherwise
+    // (an error) — and leaves; false to wait on.
+    std::function<bool()> try_serve;
+    // Its deadline passed: answers the client (it has left by then).
+    std::function<void()> time_out;
+  };
+
+  KeyWaiters() = default;
+  KeyWaiters(const KeyWaiters&) = delete;
+  KeyWaiters& operator=(const KeyWaiters&) = delete;
+
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
-  // Writes to the keys (by KeyHash) were committed: wakes the oldest taker of each line and
-  // every reader on each.
-  void Signal(const std::vector<std::size_t>& key_hashes) {
-    if (waiting_.load(std::memory_order_acquire) == 0) return;
-    for (std::size_t hash : key_hashes) SignalSlow(hash);
-  }
-  void Signal(const std::vector<std::string>& keys) {
-    if (waiting_.load(std::memory_order_acquire) == 0) return;
-    for (const std::string& key : keys) SignalSlow(KeyHash(key));
-  }
-  // Every key may have changed (FLUSHALL, FLUSHDB): wakes the oldest taker of every line and
-  // every reader, on every key, so that each tries again and finds out.
+
+  // Queues the waiter on each of its keys, behind those already there.
+  Id Add(Waiter waiter);
+  // Takes the waiter off its keys without answering it (its client went away); nothing if it
+  // has left already.
+  void Remove(Id id);
+
+  // Whether a client waits on one of the keys.
+  bool AnyWaitsOn(const std::vector<std::size_t>& key_hashes) const;
+
+  // Writes to the keys were committed: serves the waiters they may satisfy (see above).
+  void Signal(const std::vector<std::size_t>& key_hashes);
+  void Signal(const std::vector<std::string>& keys);
+  // Every key may have changed (FLUSHALL, FLUSHDB): every waiter tries again.
   void SignalAll();
-  // How many clients are blocked on keys.
+
+  // Times out every waiter whose deadline is at or before `now`.
+  void Expire(Clock::time_point now);
+  // The earliest deadline of a waiter; Clock::time_point::max() when none has one.
+  Clock::time_point NextDeadline() const;
+  // Called with a new waiter's deadline when it is earlier than every other (the executor arms
+  // its timer for it).
+  void set_on_earlier_deadline(std::function<void(Clock::time_point)> fn) {
+    on_earlier_deadline_ = std::move(fn);
+  }
+
+  // How many clients are blocked on keys. Any thread.
   std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
 
  private:
-  // Wakes the oldest taker of `line` only, or of every line (nullptr) and every reader.
-  void SignalSlow(std::size_t key_hash, const std::string* line = nullptr);
-
-  std::atomic<std::size_t> waiting_{0};
-  std::mutex mu_;
   struct Line {
     std::string name;
-    std::deque<std::shared_ptr<KeyWaiter>> takers;  // In arrival order.
+    std::list<Id> takers;  // In arrival order.
   };
   struct Queue {
     std::vector<Line> lines;  // Few: usually one.
-    std::vector<std::shared_ptr<KeyWaiter>> readers;
-    Line& LineOf(const std::string& name);
+    std::list<Id> readers;
   };
+  struct Entry {
+    Waiter waiter;
+    // Where it waits on each key: the key's hash and its place in that key's list.
+    std::vector<std::pair<std::size_t, std::list<Id>::iterator>> places;
+    std::multimap<Clock::time_point, Id>::iterator deadline;
+  };
+
+  void Serve(std::size_t key_hash);
+  // Tries the waiter; true when it has left (served, answered, or gone already).
+  bool TryOne(Id id);
+  std::list<Id>* ListOf(std::size_t key_hash, bool takes, const std::string& line);
+  void Unlink(std::size_t key_hash, bool takes, const std::string& line,
+              std::list<Id>::iterator place);
+
+  std::unordered_map<Id, Entry> entries_;
   std::unordered_map<std::size_t, Queue> by_key_;
+  std::multimap<Clock::time_point, Id> deadlines_;
+  Id next_id_ = 1;
+  std::deque<std::size_t> pending_;  // Keys signalled while serving, served next.
+  bool serving_ = false;
+  std::function<void(Clock::time_point)> on_earlier_deadline_;
+  std::atomic<std::size_t> waiting_{0};
 };
 
 }  // namespace cairn::server

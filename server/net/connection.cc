@@ -33,8 +33,9 @@ constexpr std::size_t kKeptOutputBuffer = 1024 * 1024;  // The same for replies 
 // client's next request, few enough that the script goes on soon.
 constexpr int kServeBudget = 64;
 
-// The connections of this io thread whose commands wait for the script running on it. Held
-// strongly: a waiting connection has no read or write outstanding that would keep it alive.
+// The connections whose commands wait for the script the executor runs (only the executor's
+// thread uses it). Held strongly: a waiting connection has no read or write outstanding that
+// would keep it alive.
 std::vector<std::shared_ptr<Connection>>& Deferred() {
   thread_local std::vector<std::shared_ptr<Connection>> waiting;
   return waiting;
@@ -79,12 +80,13 @@ std::string LocalOf(const tcp::socket& s) {
 }  // namespace
 
 Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& parked_threads,
-                       PassCommit& pass)
+                       asio::io_context& executor, PassCommit& pass)
     : socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       output_timer_(socket_.get_executor()),
       server_(server),
       parked_threads_(parked_threads),
+      executor_(executor),
       pass_(pass),
       session_(server.NextClientId(), PeerOf(socket_), LocalOf(socket_), server.clock().NowMs()),
       runner_(server, session_, pass.batch()) {
@@ -93,12 +95,14 @@ Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& p
   SetKeepAlive(socket_, server_.tcp_keepalive_s());
   const tcp::endpoint peer = socket_.remote_endpoint(ec);
   session_.loopback = !ec && IsLoopback(peer.address());
-  // A nested poll: Asio supports running ready handlers from inside one (scheduler::poll_one).
-  auto& io = static_cast<asio::io_context&>(socket_.get_executor().context());
-  session_.serve_others = [&io, &server] {
+  // A nested poll of the executor (whose thread runs the script): the other connections'
+  // commands, handed over meanwhile, wait or are refused (CommandRunner::Admit), and SCRIPT
+  // KILL runs. With one io thread this is also where their sockets are served. Asio supports
+  // running ready handlers from inside one (scheduler::poll_one).
+  session_.serve_others = [&executor, &server] {
     // Past busy-reply-threshold the clients waiting for the script get their -BUSY now.
     if (ScriptRunsHere::RunningForMs() >= server.busy_reply_threshold_ms()) ResumeDeferred();
-    for (int i = 0; i < kServeBudget && io.poll_one() > 0; ++i) {
+    for (int i = 0; i < kServeBudget && executor.poll_one() > 0; ++i) {
     }
   };
 }
@@ -150,22 +154,24 @@ void Connection::RequestClose() {
 
 void Connection::Close() {
   if (closed_) return;
-  if (in_commands_) {
-    // A handler served from inside this connection's own commands (a long script serves the
-    // io thread's other handlers: CLIENT KILL from another thread, the client hanging up, an
-    // output limit, shutdown) must not free the state those commands are using — the MULTI
-    // queue EXEC walks, the session a script runs as. RunCommands closes once they return.
+  if (executing_) {
+    // Closing while the connection's commands run (CLIENT KILL, the client hanging up, an
+    // output limit, shutdown — on the io thread, or with one io thread from a long script's
+    // hook) must not free the state they use: the MULTI queue EXEC walks, the session a script
+    // runs as. AfterExecution closes.
     close_pending_ = true;
     return;
   }
   closed_ = true;
+  // End a wait now: its result would be for nobody.
   if (parked_ && park_wake_) {
-    // End the wait now: its result would be for nobody.
     park_stop_.store(true);
     park_wake_();
   }
+  if (park_cancel_) asio::post(executor_, std::exchange(park_cancel_, nullptr));
+  std::shared_ptr<Connection> keep = std::move(parked_self_);  // Until Close returns.
   SetBlocked(false);
-  SignalTouchedKeys();
+  // (Its touched keys were signalled at the end of its last execution phase.)
   ClearTransactionState(server_, session_);
   LeavePubSub(server_, session_, nullptr);
   if (mailbox_) mailbox_->Close();
@@ -187,56 +193,28 @@ void Connection::ArmIdleTimer() {
   if (timeout_s <= 0 || parked_ || session_.pubsub.count() > 0) return;
   idle_timer_.expires_after(std::chrono::seconds(timeout_s));
   idle_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-    // Not re-armed by a read in time: idle too long.
-    if (!ec && self->session_.pubsub.count() == 0) self->Close();
+    // Not re-armed by a read in time: idle too long (unless its commands are running).
+    if (!ec && !self->executing_ && self->session_.pubsub.count() == 0) self->Close();
   });
 }
 
 void Connection::Pump() {
   if (closed_) return;
-  if (in_commands_) {
-    // A handler that ran inside this connection's own commands (a long script serves the
-    // thread's other handlers from its hook: a read completing, messages arriving) must not
-    // run commands in the middle of them. The outer Pump comes back for it.
+  if (executing_) {
+    // Read or woken while its commands run: looked at once they are done.
     repump_ = true;
     return;
   }
   if (session_.kill_requested.load()) return Close();
-  if (!writing_ && !awaiting_commit_) {
-    bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
-    if (pass_replies_ == 0) pass_out_start_ = out_.size();
-    if (parked_reply_) {
-      // The parked command's reply follows the replies sent before it parked.
-      ++pass_replies_;
-      out_ += *parked_reply_;
-      parked_reply_.reset();
-      parked_ = false;
-      session_.wrote = true;  // Its call may have written (a claim, an acquisition).
-      ran = true;
-    }
-    // A command still short of the least it can take is not parsed again yet: a command of a
-    // million small arguments would otherwise be parsed from its start on every read.
-    if (!parked_ && end_ - begin_ >= parse_at_) {
-      const std::size_t before = begin_;
-      RunCommands();
-      if (closed_) return;
-      ran = ran || begin_ != before;
-      if (parked_) StartParkedCall();
-    }
-    if (std::exchange(session_.wrote, false)) pass_.MarkWritten();
-    // Replies to writes in the batch wait for its commit; under `always` every reply of a
-    // pass that wrote waits for the sync, and so does one that read data while a write (of
-    // any io thread) it could have seen is not durable yet.
-    const bool read_data = std::exchange(session_.read_data, false);
-    if (std::exchange(batched_, false) ||
-        (ran && pass_.sync() && (pass_.written() || (read_data && pass_.NeedsSyncForReads())))) {
-      return AwaitPassCommit();  // Then Pump again sends them.
-    }
-    pass_replies_ = 0;  // Those of this pass are final now.
-    // Whatever the commands wrote is committed by now: the clients blocked on it may go on,
-    // and the messages published inside it may go out.
-    SignalTouchedKeys();
-    PublishStaged(server_, session_);
+  // A command still short of the least it can take is not parsed again yet: a command of a
+  // million small arguments would otherwise be parsed from its start on every read.
+  const bool runnable = !parked_ && !deferred_ && end_ > begin_ && end_ - begin_ >= parse_at_;
+  if (!writing_ && (parked_reply_ || runnable)) return StartExecution();
+  Flow();
+}
+
+void Connection::Flow() {
+  if (!writing_) {
     TakeMessages();
     if (OverOutputLimit()) return Close();
     if (!out_.empty()) {
@@ -249,23 +227,81 @@ void Connection::Pump() {
   // a limit, so that it sees the client go away; so does a subscriber while it is written to.
   const bool input_room = end_ - begin_ < kBufferedInputLimit;
   const bool subscribed = session_.pubsub.count() > 0;
-  const bool want_read = !awaiting_commit_ && !session_.close_after_reply && !deferred_ &&
+  const bool want_read = !session_.close_after_reply && !deferred_ &&
                          (!writing_ || (subscribed && input_room)) && (!parked_ || input_room);
   if (want_read && !reading_) StartRead();
+}
+
+void Connection::StartExecution() {
+  executing_ = true;
+  io_work_.emplace(socket_.get_executor());
+  progress_ = CommandRunner::Progress{};
+  progress_.wanted = wanted_;
+  progress_.at_least = parse_at_;
+  const std::size_t have = end_ - begin_;
+  const std::string_view input = have >= parse_at_ && !deferred_
+                                     ? std::string_view(in_.data() + begin_, have)
+                                     : std::string_view();
+  // With one io thread the executor is this thread's io_context, and this runs it here.
+  asio::dispatch(executor_, [self = shared_from_this(), input] { self->Execute(input); });
+}
+
+void Connection::Execute(std::string_view input) {
+  bool ran = false;  // Commands ran (or a parked one answered) since the replies were sent.
+  if (pass_replies_ == 0) pass_out_start_ = out_.size();
+  if (parked_reply_) {
+    // The parked command's reply follows the replies sent before it parked.
+    ++pass_replies_;
+    out_ += *parked_reply_;
+    parked_reply_.reset();
+    parked_ = false;
+    session_.wrote = true;  // Its call may have written (a claim, an acquisition).
+    ran = true;
+  }
+  if (!parked_ && !input.empty()) {
+    RunCommands(input);
+    ran = ran || progress_.consumed > 0;
+    if (parked_) StartParkedCall();
+  }
+  if (session_.kill_requested.load()) return EndExecution();  // Nobody to answer.
+  if (std::exchange(session_.wrote, false)) pass_.MarkWritten();
+  // Replies to writes in the batch wait for its commit; under `always` every reply of a pass
+  // that wrote waits for the sync, and so does one that read data while a write it could have
+  // seen is not durable yet.
+  const bool read_data = std::exchange(session_.read_data, false);
+  if (std::exchange(batched_, false) ||
+      (ran && pass_.sync() && (pass_.written() || (read_data && pass_.NeedsSyncForReads())))) {
+    return AwaitPassCommit();  // Then EndExecution.
+  }
+  EndExecution();
+}
+
+void Connection::EndExecution() {
+  pass_replies_ = 0;  // Those of this pass are final now.
+  // Whatever the commands wrote is committed by now: the clients blocked on it may go on,
+  // and the messages published inside it may go out.
+  SignalTouchedKeys();
+  PublishStaged(server_, session_);
+  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->AfterExecution(); });
+}
+
+void Connection::AfterExecution() {
+  executing_ = false;
+  io_work_.reset();
+  begin_ += progress_.consumed;
+  wanted_ = progress_.wanted;
+  parse_at_ = progress_.at_least;
+  if (std::exchange(close_pending_, false) || session_.kill_requested.load()) return Close();
+  Flow();
   if (std::exchange(repump_, false)) {
     asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Pump(); });
   }
 }
 
 void Connection::SignalTouchedKeys() {
-  if (std::exchange(session_.touched_everything, false)) {
-    server_.key_waiters().SignalAll();
-    session_.touched.clear();
-    return;
-  }
-  if (session_.touched.empty()) return;
-  server_.key_waiters().Signal(session_.touched);
-  session_.touched.clear();
+  // CommandRunner serves them after each command; this is for what a command left behind when
+  // the run stopped early (a killed client).
+  runner_.ServeBlockedClients();
 }
 
 void Connection::StartRead() {
@@ -330,25 +366,18 @@ void Connection::TakeMessages() {
   mailbox_->TakeInto(&out_);
 }
 
-void Connection::RunCommands() {
-  in_commands_ = true;
-  const CommandRunner::Progress progress =
-      runner_.Run(std::string_view(in_.data() + begin_, end_ - begin_), &out_);
-  in_commands_ = false;
-  begin_ += progress.consumed;
-  pass_replies_ += progress.replies;
-  wanted_ = progress.wanted;
-  parse_at_ = progress.at_least;
-  if (progress.batched) {
+void Connection::RunCommands(std::string_view input) {
+  progress_ = runner_.Run(input, &out_);
+  pass_replies_ += progress_.replies;
+  if (progress_.batched) {
     batched_ = true;
     pass_.Schedule();
   }
-  if (progress.deferred && !deferred_) {
+  if (progress_.deferred && !deferred_) {
     deferred_ = true;
     Deferred().push_back(shared_from_this());
   }
   if (!ScriptRunsHere::Now()) ResumeDeferred();
-  if (close_pending_ || session_.kill_requested.load()) return Close();
   if (session_.parked) parked_ = true;
 }
 
@@ -366,12 +395,9 @@ void Connection::ResumeDeferred() {
 }
 
 void Connection::AwaitPassCommit() {
-  awaiting_commit_ = true;
   pass_.Await([self = shared_from_this()](const Status& synced) {
-    self->awaiting_commit_ = false;
-    if (self->closed_) return;
     if (!synced.ok()) self->WithdrawPassReplies(synced);
-    self->Pump();
+    self->EndExecution();
   });
 }
 
@@ -394,20 +420,38 @@ void Connection::WithdrawPassReplies(const Status& failure) {
 void Connection::StartParkedCall() {
   ParkedCall call = std::move(*session_.parked);
   session_.parked.reset();
+  SetBlocked(true);
+  if (call.start) {
+    // A waiter entry: answered on the executor, sent from this connection's io thread.
+    parked_self_ = shared_from_this();
+    park_cancel_ = call.start(
+        [weak = weak_from_this(), io = socket_.get_executor()](std::string reply) mutable {
+          asio::post(io, [weak, reply = std::move(reply)]() mutable {
+            if (auto self = weak.lock()) self->OnParkedReply(std::move(reply));
+          });
+        });
+    return;
+  }
   park_stop_.store(false);
   park_wake_ = std::move(call.wake);
-  SetBlocked(true);
   parked_threads_.Run([self = shared_from_this(), wait = std::move(call.wait)]() mutable {
     std::string reply = wait(self->park_stop_);
     auto executor = self->socket_.get_executor();
     // The thread gives up its reference here, so the connection ends on its own io thread.
     asio::post(executor, [self = std::move(self), reply = std::move(reply)]() mutable {
-      self->parked_reply_ = std::move(reply);
-      self->park_wake_ = nullptr;
-      self->SetBlocked(false);
-      self->Pump();
+      self->OnParkedReply(std::move(reply));
     });
   });
+}
+
+void Connection::OnParkedReply(std::string reply) {
+  std::shared_ptr<Connection> keep = std::move(parked_self_);
+  park_wake_ = nullptr;
+  park_cancel_ = nullptr;
+  if (closed_) return;
+  parked_reply_ = std::move(reply);
+  SetBlocked(false);
+  Pump();
 }
 
 void Connection::SetBlocked(bool blocked) {

@@ -1,7 +1,17 @@
 // One client connection: reads requests, runs every complete command in the bytes it has
 // (pipelining: replies in order, one write for the whole batch), writes the replies, and
-// reads again. Its handlers run on its io thread only, so it needs no strand; Close may be
-// requested from any thread and is posted there.
+// reads again.
+//
+// Its life alternates between two phases. The io phase runs on its io thread (the socket's
+// executor): reads, writes, pub/sub messages, timers, closing. The execution phase runs on the
+// keyspace executor (net/server.h): it parses and runs the commands read so far, joins the
+// executor's write batch, waits for its commit (and under `always` its sync), and wakes the
+// clients blocked on the keys it wrote. Pump starts the execution phase when there is input
+// (or a parked command's reply) and no write outstanding; while it runs, the io phase touches
+// nothing it uses (the input before end_, out_, the session) — a read already outstanding only
+// fills in_ past the captured input — and a Pump or Close asked for meanwhile waits for it to
+// end (repump_, close_pending_). With one io thread both phases are the same thread, and the
+// handoff is a direct call.
 //
 // While it writes it does not read (a client that does not read its replies cannot make the
 // server buffer more than one batch of them) — unless it has subscriptions: a subscriber is
@@ -9,12 +19,13 @@
 // stream of them goes out, so it reads on, buffering up to kBufferedInputLimit bytes.
 //
 // Pub/sub messages arrive in its mailbox (pubsub/mailbox.h) from publishers on any thread;
-// the mailbox wakes it on its own thread, and it writes them whenever it is not writing
+// the mailbox wakes it on its io thread, and it writes them whenever it is not writing
 // already — also while the client sends nothing. The messages PUBLISH staged inside EXEC or a
-// script go out once the pass has committed the writes around them. A blocking command that has to
-// wait parks the connection (commands/parked_call.h): the wait runs on a thread of its own, the
-// connection runs no further commands until the reply is in, and it keeps reading meanwhile
-// (buffering up to kBufferedInputLimit bytes) so that it notices a client that goes away.
+// script go out once the pass has committed the writes around them. A blocking command that has
+// to wait parks the connection (commands/parked_call.h): a waiter entry on the executor (or for
+// the library's own waits a thread); the connection runs no further commands until the reply
+// is in, and it keeps reading meanwhile (buffering up to kBufferedInputLimit bytes) so that it
+// notices a client that goes away.
 //
 // Closes on a protocol error (after replying), on QUIT, on CLIENT KILL, at shutdown, when its
 // mailbox overflows (client-output-buffer-limit pubsub) and after `timeout` idle seconds (not
@@ -40,8 +51,9 @@ namespace cairn::server {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  // `executor`: the keyspace executor's context; `pass`: its pass commit.
   Connection(boost::asio::ip::tcp::socket socket, ServerState& server,
-             ParkedThreads& parked_threads, PassCommit& pass);
+             ParkedThreads& parked_threads, boost::asio::io_context& executor, PassCommit& pass);
   ~Connection();
 
   void Start();
@@ -49,10 +61,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RequestClose();
 
  private:
-  // Does whatever the connection can do next: run the commands it has, write replies, read.
+  // Io phase. Does whatever the connection can do next: run the commands it has (in the
+  // execution phase), write replies, read.
   void Pump();
-  void RunCommands();
+  // Io phase: writes what is ready (replies, messages), reads when it may.
+  void Flow();
+  // Hands the input [begin_, end_) (and a parked reply) to the executor.
+  void StartExecution();
+  // Execution phase: runs `input`, then (after the pass's commit if it must wait for it)
+  // EndExecution.
+  void Execute(std::string_view input);
+  void RunCommands(std::string_view input);
   void AwaitPassCommit();
+  // Execution phase, last step: signals touched keys, publishes staged messages, and goes back
+  // to the io phase (AfterExecution).
+  void EndExecution();
+  void AfterExecution();
   // After the pass's commit or sync failed: its replies become one error per command.
   void WithdrawPassReplies(const Status& failure);
   void StartRead();
@@ -67,11 +91,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool OverOutputLimit();
   void ArmSoftOutputLimit();
   void StartParkedCall();
+  // Io phase: the parked command's reply came.
+  void OnParkedReply(std::string reply);
   // Appends the messages waiting in the mailbox to out_.
   void TakeMessages();
   void SetBlocked(bool blocked);
-  // Runs the connections whose commands waited for a script on this thread, once it is done.
-  static void ResumeDeferred();  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
+  // Keeps INFO's blocked_clients and CLIENT LIST's flag.
+  // On the executor: runs the connections whose commands waited for its script, once it is
+  // done (or past busy-reply-threshold, to answer them -BUSY).
+  static void ResumeDeferred();
   void Close();
   void ArmIdleTimer();
 
@@ -81,32 +109,41 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::uint64_t write_count_ = 0;           // Writes started, to tell the timer's from later ones.
   ServerState& server_;
   ParkedThreads& parked_threads_;
-  PassCommit& pass_;  // Its io thread's (durability `always`).
+  boost::asio::io_context& executor_;  // The keyspace executor's.
+  // Keeps the io_context running while the execution phase, which ends on it, is under way.
+  std::optional<boost::asio::executor_work_guard<boost::asio::any_io_executor>> io_work_;
+  PassCommit& pass_;  // The executor's.
   Session session_;
   std::string in_;  // in_[begin_, end_) is unprocessed input.
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   std::size_t wanted_ = 0;    // Input size the parser says may complete the pending command.
   std::size_t parse_at_ = 0;  // The least input the pending command can take (don't parse).
+  // What the execution phase ran of its input; the io phase applies it to begin_ (and wanted_,
+  // parse_at_) once the phase is over, since reads meanwhile look at them.
+  CommandRunner::Progress progress_;
   std::string out_;
   CommandRunner runner_;
-  bool reading_ = false;          // An async read is outstanding.
-  bool writing_ = false;          // An async write is outstanding (of out_).
-  bool batched_ = false;          // Replies in out_ answer writes in the pass's write batch.
-  bool awaiting_commit_ = false;  // The replies in out_ wait for the io thread's pass commit.
+  bool reading_ = false;    // An async read is outstanding.
+  bool writing_ = false;    // An async write is outstanding (of out_).
+  bool batched_ = false;    // Replies in out_ answer writes in the pass's write batch.
+  bool executing_ = false;  // In the execution phase (set and cleared by the io phase).
   // The replies of the pass not yet released, and where in out_ they begin: what a failed
   // commit withdraws.
   std::size_t pass_replies_ = 0;
   std::size_t pass_out_start_ = 0;
   bool parked_ = false;         // A blocking command is waiting; commands after it wait too.
-  bool deferred_ = false;       // Its next command waits for the script running on this thread.
-  bool in_commands_ = false;    // RunCommands is on the stack (a script may serve handlers).
-  bool repump_ = false;         // Pump was called meanwhile and must run again after.
-  bool close_pending_ = false;  // Close was asked for while RunCommands was on the stack.
+  bool deferred_ = false;       // Its next command waits for the script the executor runs.
+  bool repump_ = false;         // Pump was called while executing_ and must run after.
+  bool close_pending_ = false;  // Close was asked for while executing_.
   std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
-  std::atomic<bool> park_stop_{false};        // Set to end the parked wait early.
-  std::function<void()> park_wake_;           // Makes the parked wait look at park_stop_.
-  std::optional<std::string> parked_reply_;   // The parked command's reply, once it is in.
+  std::atomic<bool> park_stop_{false};        // Set to end a parked thread's wait early.
+  std::function<void()> park_wake_;           // Makes that wait look at park_stop_.
+  std::function<void()> park_cancel_;         // Ends a parked waiter entry (on the executor).
+  // Keeps the connection while a waiter entry holds only a weak reference to it (it may have
+  // no read outstanding that would); dropped on its io thread, by the reply or Close.
+  std::shared_ptr<Connection> parked_self_;
+  std::optional<std::string> parked_reply_;  // The parked command's reply, once it is in.
   bool closed_ = false;
   bool registered_ = false;
 };

@@ -1,5 +1,7 @@
 #include "net/server.h"
 
+#include <pthread.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <sstream>
@@ -23,16 +25,48 @@ NetServer::NetServer(ServerState& state, int threads) : state_(state) {
   for (int i = 0; i < threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));
-    passes_.push_back(
-        std::make_unique<PassCommit>(*contexts_.back(), state.store(), state.sync_before_reply()));
   }
+  if (threads == 1) {
+    executor_ = contexts_[0].get();
+  } else {
+    own_executor_ = std::make_unique<asio::io_context>(1);
+    executor_guard_.emplace(asio::make_work_guard(*own_executor_));
+    executor_ = own_executor_.get();
+  }
+  pass_ = std::make_unique<PassCommit>(*executor_, state.store(), state.sync_before_reply());
+  deadline_timer_ = std::make_unique<asio::steady_timer>(*executor_);
+  state.key_waiters().set_on_earlier_deadline(
+      [this](std::chrono::steady_clock::time_point deadline) { ArmDeadline(deadline); });
 }
 
 NetServer::~NetServer() {
   Stop();
+  JoinThreads();
+  state_.key_waiters().set_on_earlier_deadline(nullptr);
+}
+
+void NetServer::ArmDeadline(std::chrono::steady_clock::time_point deadline) {
+  // Not once stopping: an armed timer would keep the executor from running out of work.
+  if (deadline >= armed_for_ || stopping_.load()) return;
+  armed_for_ = deadline;
+  deadline_timer_->expires_at(deadline);  // Cancels the wait for a later one.
+  deadline_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // Re-armed for an earlier deadline, or shut down.
+    armed_for_ = std::chrono::steady_clock::time_point::max();
+    KeyWaiters& waiters = state_.key_waiters();
+    waiters.Expire(std::chrono::steady_clock::now());
+    const auto next = waiters.NextDeadline();
+    if (next != std::chrono::steady_clock::time_point::max()) ArmDeadline(next);
+  });
+}
+
+void NetServer::JoinThreads() {
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
+  // Only now: until the io threads are done, their connections may hand commands over.
+  executor_guard_.reset();
+  if (executor_thread_.joinable()) executor_thread_.join();
 }
 
 Result<int> NetServer::Listen(const std::string& bind, int port) {
@@ -96,19 +130,19 @@ constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 
 void NetServer::Accept(tcp::acceptor& acceptor) {
   const std::size_t i = NextContext();
-  acceptor.async_accept(
-      *contexts_[i], [this, &acceptor, i](const boost::system::error_code& ec, tcp::socket socket) {
-        if (stopping_.load()) return;
-        if (OutOfResources(ec)) return BackOff(acceptor, ec);
-        if (accept_failing_.exchange(false)) {
-          std::fprintf(stderr, "cairn-server: accepting connections again\n");
-        }
-        if (!ec) Admit(std::move(socket), i);
-        Accept(acceptor);
-      });
+  acceptor.async_accept(*contexts_[i],
+                        [this, &acceptor](const boost::system::error_code& ec, tcp::socket socket) {
+                          if (stopping_.load()) return;
+                          if (OutOfResources(ec)) return BackOff(acceptor, ec);
+                          if (accept_failing_.exchange(false)) {
+                            std::fprintf(stderr, "cairn-server: accepting connections again\n");
+                          }
+                          if (!ec) Admit(std::move(socket));
+                          Accept(acceptor);
+                        });
 }
 
-void NetServer::Admit(tcp::socket socket, std::size_t context) {
+void NetServer::Admit(tcp::socket socket) {
   boost::system::error_code peer_error;
   const tcp::endpoint peer = socket.remote_endpoint(peer_error);
   if (state_.client_count() >= state_.maxclients()) {
@@ -119,7 +153,7 @@ void NetServer::Admit(tcp::socket socket, std::size_t context) {
     state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
     return Refuse(socket, DeniedError());
   }
-  std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *passes_[context])
+  std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *executor_, *pass_)
       ->Start();
 }
 
@@ -139,17 +173,24 @@ void NetServer::BackOff(tcp::acceptor& acceptor, const boost::system::error_code
 
 void NetServer::Run() {
   for (auto& acceptor : acceptors_) Accept(*acceptor);
+  if (own_executor_) {
+    executor_thread_ = std::thread([ctx = own_executor_.get()] {
+      pthread_setname_np(pthread_self(), "cairn-executor");
+      ctx->run();
+    });
+  }
   for (std::size_t i = 1; i < contexts_.size(); ++i) {
-    threads_.emplace_back([ctx = contexts_[i].get()] { ctx->run(); });
+    threads_.emplace_back([ctx = contexts_[i].get()] {
+      pthread_setname_np(pthread_self(), "cairn-io");
+      ctx->run();
+    });
   }
   contexts_[0]->run();
-  for (std::thread& t : threads_) {
-    if (t.joinable()) t.join();
-  }
-  // Each pass scheduled its commit, and the io threads ran until no work was left; this only
+  JoinThreads();
+  // Each pass scheduled its commit, and the threads ran until no work was left; this only
   // makes sure that no transaction outlives them into the store's close — nor holds the
   // keyspace (Options::serialize_keyspace) that a parked call may still wait for.
-  for (auto& pass : passes_) pass->batch().Commit();
+  pass_->batch().Commit();
   // Every connection was closed, which stopped its parked call: these end promptly, and must
   // before the store closes.
   parked_threads_.JoinAll();
@@ -166,6 +207,7 @@ void NetServer::Stop() {
     state_.KillClients([](const Session&) { return true; });
     for (auto& guard : guards_) guard.reset();
   });
+  asio::post(*executor_, [this] { deadline_timer_->cancel(); });
 }
 
 }  // namespace cairn::server

@@ -2,9 +2,19 @@
 // connection to one of `threads` io_contexts (round robin; a connection stays on its
 // thread), enforces maxclients, and stops cleanly: Stop() closes the listeners, lets every
 // connection finish the command it is running, closes them, and joins the threads.
+//
+// Every command runs on one keyspace executor, whatever the thread count, so the store is
+// always the serialized keyspace (Options::serialize_keyspace: its memtables, no row locks)
+// and there is one write batch and one group commit (net/pass_commit.h). With one io thread
+// the executor is that thread's own io_context: a connection's commands run inline, with no
+// handoff. With more, it is an io_context of its own, on a thread of its own: the io threads
+// read requests, write replies and fan out pub/sub messages; the executor parses and runs the
+// commands and encodes their replies (connection.h: the io phase and the execution phase).
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -34,17 +44,33 @@ class NetServer {
 
  private:
   void Accept(boost::asio::ip::tcp::acceptor& acceptor);
-  // Starts a connection for an accepted socket on io_context `context`, or refuses it (one
-  // error line, then closed): over maxclients, or a non-loopback client in protected mode.
-  void Admit(boost::asio::ip::tcp::socket socket, std::size_t context);
+  // Starts a connection for an accepted socket (on the io_context it was accepted for), or
+  // refuses it (one error line, then closed): over maxclients, or a non-loopback client in
+  // protected mode.
+  void Admit(boost::asio::ip::tcp::socket socket);
   // After an accept failed for want of descriptors or memory: accepts again a little later.
   void BackOff(boost::asio::ip::tcp::acceptor& acceptor, const boost::system::error_code& ec);
+  // Joins the io threads, then the executor's.
+  void JoinThreads();
+  // On the executor: waits for `deadline` (earlier than any awaited) to time blocked clients out.
+  void ArmDeadline(std::chrono::steady_clock::time_point deadline);
   std::size_t NextContext();  // The index of the io_context for the next connection.
 
   ServerState& state_;
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
-  std::vector<std::unique_ptr<PassCommit>> passes_;  // One per io_context, same index.
+  // With more than one io thread: the keyspace executor's own context, its guard (kept until
+  // the io threads are done, since their connections hand their commands to it) and thread.
+  std::unique_ptr<boost::asio::io_context> own_executor_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
+      executor_guard_;
+  std::thread executor_thread_;
+  boost::asio::io_context* executor_;  // own_executor_, or with one io thread contexts_[0].
+  std::unique_ptr<PassCommit> pass_;   // On the executor.
+  // Times out the clients blocked on keys (KeyWaiters), at the earliest deadline; armed_for_ is
+  // the deadline it waits for (max: none).
+  std::unique_ptr<boost::asio::steady_timer> deadline_timer_;
+  std::chrono::steady_clock::time_point armed_for_ = std::chrono::steady_clock::time_point::max();
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   std::vector<std::thread> threads_;
   // After contexts_: destroyed (joined) first, while the executors its threads post to live.

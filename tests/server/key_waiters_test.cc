@@ -1,48 +1,138 @@
-// The wake-ups of clients blocked on keys: a signal wakes the oldest taker of each line and
-// every reader, and a taker that leaves wakes the next one of its own line only.
+// The clients blocked on keys, as waiter entries: a signal serves the takers of each line oldest
+// first for as long as their tries succeed, tries every reader, serves keys a served try wrote
+// before it returns, and deadlines time waiters out.
 #include "commands/key_waiters.h"
 
 #include <gtest/gtest.h>
 
-#include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace cairn::server {
 namespace {
 
-std::shared_ptr<KeyWaiter> Taker(std::string line) {
-  return std::make_shared<KeyWaiter>(std::vector<std::string>{"k"}, true, std::move(line));
+using Clock = KeyWaiters::Clock;
+
+// The pools the takers of each line take one item at a time from (as a consumer group's
+// undelivered entries); what each waiter got, in order.
+struct World {
+  KeyWaiters waiters;
+  std::map<std::string, int> pools;
+  int& items = pools[""];
+  std::vector<std::string> log;
+
+  KeyWaiters::Id Taker(const std::string& name, std::string line = {},
+                       Clock::time_point deadline = Clock::time_point::max()) {
+    KeyWaiters::Waiter w;
+    w.key_hashes = {KeyWaiters::KeyHash("k")};
+    w.line = line;
+    w.deadline = deadline;
+    w.try_serve = [this, name, line] {
+      int& pool = pools[line];
+      if (pool == 0) return false;
+      --pool;
+      log.push_back(name);
+      return true;
+    };
+    w.time_out = [this, name] { log.push_back(name + ":timeout"); };
+    return waiters.Add(std::move(w));
+  }
+};
+
+TEST(KeyWaitersTest, ASignalServesTakersOldestFirstWhileTheyFindSomething) {
+  World world;
+  world.Taker("a");
+  world.Taker("b");
+  world.Taker("c");
+  world.items = 2;
+  world.waiters.Signal(std::vector<std::string>{"k"});
+  EXPECT_EQ(world.log, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(world.waiters.waiting(), 1u);
+  world.items = 1;
+  world.waiters.Signal(std::vector<std::string>{"other"});  // Not its key.
+  EXPECT_EQ(world.waiters.waiting(), 1u);
+  world.waiters.Signal(std::vector<std::string>{"k"});
+  EXPECT_EQ(world.log.back(), "c");
+  EXPECT_EQ(world.waiters.waiting(), 0u);
 }
 
-TEST(KeyWaitersTest, ASignalWakesTheOldestTakerOfEachLineAndEveryReader) {
-  KeyWaiters waiters;
-  auto g1 = Taker("g"), g2 = Taker("g"), h1 = Taker("h"), pop = Taker("");
-  auto reader = std::make_shared<KeyWaiter>(std::vector<std::string>{"k"}, false);
-  for (const auto& w : {g1, g2, h1, pop, reader}) waiters.Add(w);
-  waiters.Signal(std::vector<std::string>{"k"});
-  EXPECT_TRUE(g1->TakeWakeup());
-  EXPECT_FALSE(g2->TakeWakeup());  // One entry: one consumer of the group is woken for it.
-  EXPECT_TRUE(h1->TakeWakeup());   // Another group's consumer is woken for the same entry.
-  EXPECT_TRUE(pop->TakeWakeup());
-  EXPECT_TRUE(reader->TakeWakeup());
+TEST(KeyWaitersTest, EachLineAndEveryReaderIsTried) {
+  World world;
+  world.Taker("g1", "g");
+  world.Taker("g2", "g");
+  world.Taker("h1", "h");
+  int reads = 0;
+  for (int i = 0; i < 2; ++i) {
+    KeyWaiters::Waiter reader;
+    reader.key_hashes = {KeyWaiters::KeyHash("k")};
+    reader.takes = false;
+    reader.try_serve = [&reads] {
+      ++reads;
+      return true;
+    };
+    world.waiters.Add(std::move(reader));
+  }
+  world.pools["g"] = 1;
+  world.pools["h"] = 1;
+  world.waiters.Signal(std::vector<std::string>{"k"});
+  EXPECT_EQ(reads, 2);
+  // Each line's oldest taker takes its line's one entry; g2 then finds none.
+  EXPECT_EQ(world.log, (std::vector<std::string>{"g1", "h1"}));
+  EXPECT_EQ(world.waiters.waiting(), 1u);
+}
 
-  waiters.Remove(g1);  // Served or gone: the next of its line may take what it left.
-  EXPECT_TRUE(g2->TakeWakeup());
-  EXPECT_FALSE(h1->TakeWakeup());
-  EXPECT_FALSE(pop->TakeWakeup());
-  EXPECT_FALSE(reader->TakeWakeup());
-  for (const auto& w : {g2, h1, pop, reader}) waiters.Remove(w);
+TEST(KeyWaitersTest, KeysAServedTryWritesAreServedBeforeSignalReturns) {
+  KeyWaiters waiters;
+  std::vector<std::string> log;
+  bool source = true, destination = false;
+  KeyWaiters::Waiter mover;  // BLMOVE source destination
+  mover.key_hashes = {KeyWaiters::KeyHash("source")};
+  mover.try_serve = [&] {
+    if (!source) return false;
+    source = false;
+    destination = true;
+    log.push_back("moved");
+    waiters.Signal(std::vector<std::string>{"destination"});
+    log.push_back("mover answered");
+    return true;
+  };
+  waiters.Add(std::move(mover));
+  KeyWaiters::Waiter popper;  // BLPOP destination
+  popper.key_hashes = {KeyWaiters::KeyHash("destination")};
+  popper.try_serve = [&] {
+    if (!destination) return false;
+    destination = false;
+    log.push_back("popped");
+    return true;
+  };
+  waiters.Add(std::move(popper));
+  waiters.Signal(std::vector<std::string>{"source"});
+  EXPECT_EQ(log, (std::vector<std::string>{"moved", "mover answered", "popped"}));
   EXPECT_EQ(waiters.waiting(), 0u);
 }
 
-TEST(KeyWaitersTest, OtherKeysAreNotWoken) {
-  KeyWaiters waiters;
-  auto g = Taker("g");
-  waiters.Add(g);
-  waiters.Signal(std::vector<std::string>{"other"});
-  EXPECT_FALSE(g->TakeWakeup());
-  waiters.Remove(g);
+TEST(KeyWaitersTest, DeadlinesTimeWaitersOutAndRemovedOnesAreNeverAnswered) {
+  World world;
+  std::vector<Clock::time_point> armed;
+  world.waiters.set_on_earlier_deadline([&](Clock::time_point t) { armed.push_back(t); });
+  const Clock::time_point t0 = Clock::now();
+  world.Taker("late", {}, t0 + std::chrono::seconds(2));
+  world.Taker("early", {}, t0 + std::chrono::seconds(1));
+  const KeyWaiters::Id gone = world.Taker("gone", {}, t0 + std::chrono::milliseconds(500));
+  world.Taker("forever");
+  EXPECT_EQ(armed.size(), 3u);  // Each new earliest deadline; "forever" has none.
+  world.waiters.Remove(gone);
+  EXPECT_EQ(world.waiters.NextDeadline(), t0 + std::chrono::seconds(1));
+  world.waiters.Expire(t0 + std::chrono::milliseconds(1500));
+  EXPECT_EQ(world.log, (std::vector<std::string>{"early:timeout"}));
+  world.waiters.Expire(t0 + std::chrono::seconds(3));
+  EXPECT_EQ(world.log, (std::vector<std::string>{"early:timeout", "late:timeout"}));
+  EXPECT_EQ(world.waiters.NextDeadline(), Clock::time_point::max());
+  world.items = 1;
+  world.waiters.SignalAll();
+  EXPECT_EQ(world.log.back(), "forever");
+  EXPECT_EQ(world.waiters.waiting(), 0u);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 namespace cairn::test {
 
@@ -25,6 +27,8 @@ Options TestOptions(const std::string& dir, std::shared_ptr<Clock> clock) {
   options.durability = Durability::kNone;
   options.block_cache_bytes = 8 << 20;
   options.clock = std::move(clock);
+  const char* serialized = std::getenv("CAIRN_TEST_SERIALIZE_KEYSPACE");
+  options.serialize_keyspace = serialized != nullptr && std::string_view(serialized) == "1";
   return options;
 }
 

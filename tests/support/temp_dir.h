@@ -26,7 +26,9 @@ class TempDir {
 };
 
 // Options for a store in dir, on the given clock, with durability none (tests that are about
-// durability set it themselves).
+// durability set it themselves). With CAIRN_TEST_SERIALIZE_KEYSPACE=1 in the environment, in
+// the serialized keyspace (Options::serialize_keyspace, the mode cairn-server runs) instead
+// of row locks: tools/test runs the data-type and engine tests once in each.
 Options TestOptions(const std::string& dir, std::shared_ptr<Clock> clock = nullptr);
 
 // Opens a store or fails the current test (fatal).

@@ -50,9 +50,13 @@ function spawnServer(command, args, ready, port) {
 }
 
 // Starts cairn-server; port 0 lets it pick a free port, which it reports in its ready line.
+// CAIRN_TEST_THREADS, when set, is its io thread count (unless `extra` names one): tools/test
+// runs the suites at 1, 2 and 4.
 export function startServer(dir, extra = [], port = 0) {
+  const threads = process.env.CAIRN_TEST_THREADS;
+  const threadArgs = threads && !extra.includes('--threads') ? ['--threads', threads] : [];
   return spawnServer(binary,
-    ['--port', String(port), '--dir', dir, '--durability', 'none', ...extra],
+    ['--port', String(port), '--dir', dir, '--durability', 'none', ...threadArgs, ...extra],
     /cairn-server ready port=(\d+)/, port);
 }
 

@@ -36,6 +36,19 @@ int WaitFor(pid_t pid, int timeout_ms) {
   return -1;
 }
 
+// `args` with --threads $CAIRN_TEST_THREADS added when that is set and args name no thread
+// count: tools/test runs the server suites at 1, 2 and 4 io threads this way.
+std::vector<std::string> WithTestThreads(std::vector<std::string> args) {
+  const char* threads = std::getenv("CAIRN_TEST_THREADS");
+  if (threads == nullptr || *threads == '\0') return args;
+  for (const std::string& a : args) {
+    if (a == "--threads" || a.rfind("--threads=", 0) == 0) return args;
+  }
+  args.push_back("--threads");
+  args.push_back(threads);
+  return args;
+}
+
 }  // namespace
 
 ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::string>& args,
@@ -45,7 +58,8 @@ ServerProcess::ServerProcess(const std::string& binary, const std::vector<std::s
     error_ = std::strerror(errno);
     return;
   }
-  std::vector<char*> argv = Argv(binary, args);
+  const std::vector<std::string> full_args = WithTestThreads(args);
+  std::vector<char*> argv = Argv(binary, full_args);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(out[1], STDOUT_FILENO);
