@@ -21,6 +21,10 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
+// The read of a parked connection, which mostly only notices the client going away: thousands
+// of idle blocked clients must not each hold a full chunk (commands pipelined behind the
+// blocking one still grow the buffer as they come).
+constexpr std::size_t kParkedReadChunk = 512;
 // Input a connection buffers while it cannot run commands — parked (commands sent behind a
 // blocking one), or a subscriber reading while it writes messages — before it stops reading
 // until it can.
@@ -319,17 +323,18 @@ void Connection::StartRead() {
 }
 
 void Connection::MakeInputRoom() {
+  const std::size_t chunk = parked_ ? kParkedReadChunk : kReadChunk;
   if (begin_ == end_) {
     begin_ = end_ = 0;
     // A large command is done: give back its buffer rather than keep it for a small one.
-    if (in_.capacity() > kKeptInputBuffer) std::string().swap(in_);
+    if (in_.capacity() > (parked_ ? kParkedReadChunk : kKeptInputBuffer)) std::string().swap(in_);
   }
   // Room for the next chunk, or toward the pending command when the parser knows its size
   // (so a large bulk is read straight into place) — but at most as much again as has
   // arrived, so that a declared size alone does not commit memory.
   const std::size_t have = end_ - begin_;
-  std::size_t room = kReadChunk;
-  if (wanted_ > have) room = std::clamp(wanted_ - have, kReadChunk, std::max(kReadChunk, have));
+  std::size_t room = chunk;
+  if (wanted_ > have) room = std::clamp(wanted_ - have, chunk, std::max(chunk, have));
   if (begin_ > 0 && in_.size() - end_ < room) {
     in_.erase(0, begin_);  // Keep the unprocessed bytes only.
     in_.resize(in_.capacity());
