@@ -1,4 +1,4 @@
-// Consumer groups of streams: the invariants DESIGN.md names, each tested — a pending entry
+// Consumer groups of streams: their invariants, each tested — a pending entry
 // belongs to exactly one consumer and every counter agrees with the pending rows (checked
 // after each of many random operations against a model), delivery count and time move on
 // every delivery and claim (on a manual clock), an id acknowledged twice counts once,

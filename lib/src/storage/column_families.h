@@ -38,7 +38,7 @@ inline bool IsKeyspace(ColumnFamily cf) {
 }
 
 // Files older than this are recompacted even if nothing else would touch them, so that the
-// TTL filter also reaches cold data. Hours, as DESIGN.md asks: often enough to reclaim space
+// TTL filter also reaches cold data. Hours: often enough to reclaim space
 // within a day, rare enough to cost little.
 inline constexpr std::uint64_t kPeriodicCompactionSeconds = 12 * 60 * 60;
 
