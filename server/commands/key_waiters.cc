@@ -24,13 +24,17 @@ KeyWaiters::Id KeyWaiters::Add(Waiter waiter) {
     }
     entry.places.emplace_back(hash, list->insert(list->end(), id));
   }
-  const bool earliest = deadlines_.empty() || w.deadline < deadlines_.begin()->first;
-  entry.deadline = deadlines_.emplace(w.deadline, id);
+  Schedule(entry, id, Clock::time_point::min());
   waiting_.fetch_add(1, std::memory_order_relaxed);
-  if (earliest && w.deadline != Clock::time_point::max() && on_earlier_deadline_) {
-    on_earlier_deadline_(w.deadline);
-  }
   return id;
+}
+
+void KeyWaiters::Schedule(Entry& entry, Id id, Clock::time_point not_before) {
+  Clock::time_point at = entry.waiter.deadline;
+  if (entry.waiter.retry_at) at = std::min(at, std::max(entry.waiter.retry_at(), not_before));
+  const bool earliest = deadlines_.empty() || at < deadlines_.begin()->first;
+  entry.deadline = deadlines_.emplace(at, id);
+  if (earliest && at != Clock::time_point::max() && on_earlier_deadline_) on_earlier_deadline_(at);
 }
 
 void KeyWaiters::Unlink(std::size_t key_hash, bool takes, const std::string& line,
@@ -79,7 +83,16 @@ bool KeyWaiters::TryOne(Id id) {
   // Copied: a try may signal keys, but never adds or removes waiters itself; the copy keeps
   // the callable alive should the entry go while it runs.
   const std::function<bool()> try_serve = it->second.waiter.try_serve;
-  if (!try_serve()) return false;
+  if (!try_serve()) {
+    // Its retry time may have moved (a new holder's expiry).
+    it = entries_.find(id);
+    if (it != entries_.end() && it->second.waiter.retry_at) {
+      deadlines_.erase(it->second.deadline);
+      // Not now again: a retry time already past waits for the clock to move on.
+      Schedule(it->second, id, Clock::now() + std::chrono::milliseconds(1));
+    }
+    return false;
+  }
   Remove(id);
   return true;
 }
@@ -139,11 +152,21 @@ void KeyWaiters::SignalAll() {
 }
 
 void KeyWaiters::Expire(Clock::time_point now) {
-  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
-    const Id id = deadlines_.begin()->second;
-    std::function<void()> time_out = std::move(entries_.at(id).waiter.time_out);
-    Remove(id);
-    if (time_out) time_out();
+  // The entries due now; a retry that does not serve files itself later (TryOne).
+  std::vector<Id> due;
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now; ++it) {
+    due.push_back(it->second);
+  }
+  for (Id id : due) {
+    auto it = entries_.find(id);
+    if (it == entries_.end()) continue;  // Served by an earlier one's try.
+    if (it->second.waiter.deadline <= now) {
+      std::function<void()> time_out = std::move(it->second.waiter.time_out);
+      Remove(id);
+      if (time_out) time_out();
+    } else {
+      TryOne(id);
+    }
   }
 }
 

@@ -55,6 +55,9 @@ class KeyWaiters {
     std::function<bool()> try_serve;
     // Its deadline passed: answers the client (it has left by then).
     std::function<void()> time_out;
+    // When set: after a try that did not serve, when to try again without a signal (LEASE.ACQUIRE:
+    // the holder's expiry), if before the deadline.
+    std::function<Clock::time_point()> retry_at;
   };
 
   KeyWaiters() = default;
@@ -78,9 +81,10 @@ class KeyWaiters {
   // Every key may have changed (FLUSHALL, FLUSHDB): every waiter tries again.
   void SignalAll();
 
-  // Times out every waiter whose deadline is at or before `now`.
+  // Times out every waiter whose deadline is at or before `now`, and tries those whose retry
+  // time has come.
   void Expire(Clock::time_point now);
-  // The earliest deadline of a waiter; Clock::time_point::max() when none has one.
+  // The earliest deadline (or retry time) of a waiter; Clock::time_point::max() when none has one.
   Clock::time_point NextDeadline() const;
   // Called with a new waiter's deadline when it is earlier than every other (the executor arms
   // its timer for it).
@@ -104,8 +108,12 @@ class KeyWaiters {
     Waiter waiter;
     // Where it waits on each key: the key's hash and its place in that key's list.
     std::vector<std::pair<std::size_t, std::list<Id>::iterator>> places;
-    std::multimap<Clock::time_point, Id>::iterator deadline;
+    std::multimap<Clock::time_point, Id>::iterator deadline;  // Its deadline or retry time.
   };
+
+  // Files the entry under the earlier of its deadline and its retry time (not before
+  // `not_before`), and tells on_earlier_deadline_ when that is the earliest.
+  void Schedule(Entry& entry, Id id, Clock::time_point not_before);
 
   void Serve(std::size_t key_hash);
   // Tries the waiter; true when it has left (served, answered, or gone already).

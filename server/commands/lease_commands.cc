@@ -7,8 +7,10 @@
 // store; the handlers parse and range-check what the library cannot see (integers, option
 // words, values that must fit a narrower type). An acquisition of a held lease answers at
 // once with who holds it and for how long; with BLOCK it parks its connection instead
-// (parked_call.h) and waits off the io thread until a release or expiry lets it in.
+// (parked_call.h): a waiter entry, no thread, until a release or expiry lets it in.
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -19,6 +21,7 @@
 #include "commands/block_wait.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/key_waiters.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -73,42 +76,63 @@ void WriteAcquired(resp::ReplyWriter& reply, const Result<AcquireResult>& result
   reply.Integer(busy.retry_after_ms);
 }
 
-// LEASE.ACQUIRE with BLOCK, when the lease was held: waits off the io thread in the library's
-// Acquire, which a release through this server or the holder's expiry wakes.
-ParkedCall ParkAcquire(CommandContext& ctx, AcquireWaitOptions options, std::int64_t ttl_ms,
-                       std::int64_t block_ms) {
+// What a release of `resource` signals for its waiters (KeyWaiters): a name no data key has
+// (a client that made one would only cost a waiter a needless try).
+std::string LeaseWaitKey(std::string_view resource) {
+  return std::string("\0lease:", 7) + std::string(resource);
+}
+
+// One try to take the lease (or a slot of it) now.
+Result<AcquireResult> TryAcquire(LeaseManager& leases, const std::string& resource,
+                                 const std::string& owner, std::optional<std::uint32_t> limit,
+                                 std::int64_t ttl_ms) {
+  return limit ? leases.TryAcquireSlot(resource, owner, *limit, ttl_ms)
+               : leases.TryAcquire(resource, owner, ttl_ms);
+}
+
+// LEASE.ACQUIRE with BLOCK, when the lease was held: a waiter entry on the executor
+// (key_waiters.h), tried when a LEASE.RELEASE of the resource signals it and when the holder's
+// lease expires (retry_at), in arrival order, until its BLOCK time is up; then it looks once
+// more and answers what it finds.
+ParkedCall ParkAcquire(CommandContext& ctx, std::optional<std::uint32_t> limit, std::int64_t ttl_ms,
+                       std::int64_t block_ms, const LeaseBusy& busy) {
   LeaseManager& leases = Leases(ctx);
-  const Clock& clock = ctx.server.clock();
+  ServerState& server = ctx.server;
   const int protocol = ctx.session.protocol;
   std::string resource(ctx.args[1]), owner(ctx.args[2]);
   ParkedCall parked;
-  parked.wait = [&leases, &clock, protocol, resource, owner, options, ttl_ms,
-                 block_ms](const std::atomic<bool>& stop) mutable {
-    options.stop = &stop;
-    const BlockDeadline deadline(clock, block_ms);
-    Result<AcquireResult> result = AcquireResult(LeaseBusy{});
-    // The stop flag is looked at before each try, the first included: a client that left
-    // before this thread began must not be given the lease.
-    while (!stop.load()) {
-      options.wait_ms = deadline.NextWait(kMaxLeaseTtlMs);
-      result = leases.Acquire(resource, owner, ttl_ms, options);
-      if (!result.ok() || !std::holds_alternative<LeaseBusy>(*result) || deadline.Expired()) {
-        break;
+  parked.start = [&leases, &server, protocol, resource, owner, limit, ttl_ms, block_ms,
+                  first_retry_ms =
+                      busy.retry_after_ms](ParkedCall::Answer answer) -> std::function<void()> {
+    using Clock = KeyWaiters::Clock;
+    // When the lease that ends first expires, as the last try found it (the command's own,
+    // first).
+    auto retry = std::make_shared<Clock::time_point>(
+        Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(1, first_retry_ms)));
+    auto serve = [&leases, protocol, resource, owner, limit, ttl_ms, retry, answer](bool last) {
+      Result<AcquireResult> result = TryAcquire(leases, resource, owner, limit, ttl_ms);
+      if (!last && result.ok()) {
+        if (const auto* busy = std::get_if<LeaseBusy>(&*result)) {
+          *retry = Clock::now() +
+                   std::chrono::milliseconds(std::max<std::int64_t>(1, busy->retry_after_ms));
+          return false;
+        }
       }
-    }
-    if (stop.load() && result.ok()) {
-      // The client went away while the lease was being taken: give it back rather than hold
-      // it for nobody until it expires.
-      if (const auto* lease = std::get_if<Lease>(&*result)) {
-        (void)leases.Release(resource, lease->token);
-      }
-    }
-    std::string out;
-    resp::ReplyWriter reply(&out, protocol);
-    WriteAcquired(reply, result, ttl_ms);
-    return out;
+      std::string out;
+      resp::ReplyWriter reply(&out, protocol);
+      WriteAcquired(reply, result, ttl_ms);
+      answer(std::move(out));
+      return true;
+    };
+    KeyWaiters::Waiter waiter;
+    waiter.key_hashes = {KeyWaiters::KeyHash(LeaseWaitKey(resource))};
+    if (block_ms > 0) waiter.deadline = Clock::now() + std::chrono::milliseconds(block_ms);
+    waiter.try_serve = [serve] { return serve(false); };
+    waiter.time_out = [serve] { (void)serve(true); };
+    waiter.retry_at = [retry] { return *retry; };
+    const KeyWaiters::Id id = server.key_waiters().Add(std::move(waiter));
+    return [&server, id] { server.key_waiters().Remove(id); };
   };
-  parked.wake = [&leases, resource] { leases.WakeWaiters(resource); };
   return parked;
 }
 
@@ -136,14 +160,11 @@ void Acquire(CommandContext& ctx) {
       return ctx.reply.Error(kSyntaxError);
     }
   }
-  const std::string_view resource = ctx.args[1], owner = ctx.args[2];
-  // First without waiting, on the io thread: a free lease is taken at once.
-  Result<AcquireResult> result = limit ? Leases(ctx).TryAcquireSlot(resource, owner, *limit, ttl_ms)
-                                       : Leases(ctx).TryAcquire(resource, owner, ttl_ms);
+  const std::string resource(ctx.args[1]), owner(ctx.args[2]);
+  // First without waiting: a free lease is taken at once.
+  Result<AcquireResult> result = TryAcquire(Leases(ctx), resource, owner, limit, ttl_ms);
   if (block_ms && result.ok() && std::holds_alternative<LeaseBusy>(*result)) {
-    AcquireWaitOptions options;
-    options.limit = limit.value_or(1);
-    ctx.session.parked = ParkAcquire(ctx, options, ttl_ms, *block_ms);
+    ctx.session.parked = ParkAcquire(ctx, limit, ttl_ms, *block_ms, std::get<LeaseBusy>(*result));
     return;
   }
   WriteAcquired(ctx.reply, result, ttl_ms);
@@ -164,6 +185,8 @@ void Release(CommandContext& ctx) {
   Result<OwnerResult> result = Leases(ctx).Release(ctx.args[1], ctx.args[2]);
   if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
   if (*result == OwnerResult::kNotOwner) return ReplyNotOwner(ctx);
+  // Its waiters are served once this command is done (CommandRunner::ServeBlockedClients).
+  ctx.session.touched.push_back(KeyWaiters::KeyHash(LeaseWaitKey(ctx.args[1])));
   ctx.reply.Ok();
 }
 

@@ -2,11 +2,11 @@
 // of a reply. The connection then runs no more of its commands (their replies must follow this
 // one) and sends the parked call's reply when it comes.
 //
-// Two forms. The commands that wait on keys (BLPOP & co., XREAD(GROUP) BLOCK: blocking.h) set
-// `start`: a waiter entry on the keyspace executor (key_waiters.h), no thread, served by the
-// write that satisfies it before any other command runs. The library's own waits (LEASE.ACQUIRE
-// … BLOCK, QUEUE.CLAIM … BLOCK) set `wait`, run on a thread of its own (net/parked_threads.h),
-// woken by the very write that satisfies it, or at the next due time.
+// Two forms. The commands that wait on keys (BLPOP & co., XREAD(GROUP) BLOCK: blocking.h) and
+// LEASE.ACQUIRE … BLOCK set `start`: a waiter entry on the keyspace executor (key_waiters.h),
+// no thread, served by the write that satisfies it before any other command runs.
+// QUEUE.CLAIM … BLOCK sets `wait`, the library's own wait, run on a thread of its own
+// (net/parked_threads.h), woken by the very write that satisfies it, or at the next due time.
 //
 // When the client goes away (or CLIENT KILL, or shutdown), the connection cancels the entry
 // (or sets the stop flag and calls `wake`), so the wait ends at once instead of taking

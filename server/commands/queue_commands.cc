@@ -6,7 +6,7 @@
 // Each handler parses all of its arguments first and then makes one library call (the
 // library checks names, sizes and ranges before it touches the store), so a bad argument
 // never leaves half a change behind. Only QUEUE.CLAIM with BLOCK waits, and only when nothing
-// is ready: it parks its connection (parked_call.h) and waits off the io thread.
+// is ready: it parks its connection (parked_call.h) and waits off the executor.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -238,7 +238,7 @@ void WriteClaimed(resp::ReplyWriter& reply, const Result<std::vector<ClaimedJob>
   }
 }
 
-// QUEUE.CLAIM with BLOCK, when nothing was ready: waits off the io thread in the library's
+// QUEUE.CLAIM with BLOCK, when nothing was ready: waits on a thread of its own in the library's
 // Claim, which an enqueue, a retry or a lapsed lease of this group wakes.
 ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t block_ms) {
   Queue& queues = Queues(ctx);

@@ -1,5 +1,5 @@
-// The threads that run the library's parked waits (commands/parked_call.h: LEASE.ACQUIRE and
-// QUEUE.CLAIM with BLOCK), one per waiting client, so that a wait never holds the executor or
+// The threads that run the library's parked waits (commands/parked_call.h: QUEUE.CLAIM with
+// BLOCK), one per waiting client, so that a wait never holds the executor or
 // an io thread. (Clients blocked on keys are waiter entries and hold no thread.) Each ends when its call returns; JoinAll,
 // at shutdown after every connection has been told to stop, waits for the last of them so
 // that none outlives the store it waits on. Thread-safe.

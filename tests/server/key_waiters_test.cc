@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -133,6 +134,40 @@ TEST(KeyWaitersTest, DeadlinesTimeWaitersOutAndRemovedOnesAreNeverAnswered) {
   world.waiters.SignalAll();
   EXPECT_EQ(world.log.back(), "forever");
   EXPECT_EQ(world.waiters.waiting(), 0u);
+}
+
+TEST(KeyWaitersTest, AWaiterWithARetryTimeIsTriedThenWithoutASignal) {
+  KeyWaiters waiters;
+  const Clock::time_point t0 = Clock::now();
+  Clock::time_point retry = t0 + std::chrono::seconds(1);  // A holder's expiry.
+  bool free = false;
+  int tries = 0;
+  std::vector<std::string> log;
+  KeyWaiters::Waiter w;  // LEASE.ACQUIRE … BLOCK 10000
+  w.key_hashes = {KeyWaiters::KeyHash("lease")};
+  w.deadline = t0 + std::chrono::seconds(10);
+  w.retry_at = [&] { return retry; };
+  w.try_serve = [&] {
+    ++tries;
+    if (!free) {
+      retry += std::chrono::seconds(1);  // Taken again meanwhile: its new holder's expiry.
+      return false;
+    }
+    log.push_back("acquired");
+    return true;
+  };
+  w.time_out = [&] { log.push_back("timeout"); };
+  waiters.Add(std::move(w));
+  EXPECT_EQ(waiters.NextDeadline(), t0 + std::chrono::seconds(1));
+  waiters.Expire(t0 + std::chrono::milliseconds(500));
+  EXPECT_EQ(tries, 0);
+  waiters.Expire(t0 + std::chrono::milliseconds(1500));  // The holder's lease ran out ...
+  EXPECT_EQ(tries, 1);  // ... but someone else took it: the waiter waits for that one's.
+  EXPECT_EQ(waiters.NextDeadline(), t0 + std::chrono::seconds(2));
+  free = true;
+  waiters.Expire(t0 + std::chrono::milliseconds(2500));
+  EXPECT_EQ(log, (std::vector<std::string>{"acquired"}));
+  EXPECT_EQ(waiters.waiting(), 0u);
 }
 
 }  // namespace
