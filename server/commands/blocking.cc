@@ -65,7 +65,7 @@ ParkedCall Park(ServerState& server, BlockingCommand command, int protocol) {
     waiter.takes = command.takes;
     waiter.line = command.line;
     if (command.timeout_ms > 0) {
-      waiter.deadline = KeyWaiters::Clock::now() + std::chrono::milliseconds(command.timeout_ms);
+      waiter.deadline = KeyWaiters::After(command.timeout_ms);
     }
     waiter.try_serve = [&server, command, protocol, answer] {
       std::string out;

@@ -65,6 +65,12 @@ class KeyWaiters {
   KeyWaiters& operator=(const KeyWaiters&) = delete;
 
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
+  // Now plus `ms` (> 0) as a deadline: past what the clock can count (about 292 years), none.
+  static Clock::time_point After(std::int64_t ms) {
+    constexpr std::int64_t kLongest = 100LL * 365 * 24 * 3600 * 1000;  // A hundred years.
+    if (ms > kLongest) return Clock::time_point::max();
+    return Clock::now() + std::chrono::milliseconds(ms);
+  }
 
   // Queues the waiter on each of its keys, behind those already there.
   Id Add(Waiter waiter);

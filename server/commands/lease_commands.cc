@@ -76,12 +76,6 @@ void WriteAcquired(resp::ReplyWriter& reply, const Result<AcquireResult>& result
   reply.Integer(busy.retry_after_ms);
 }
 
-// What a release of `resource` signals for its waiters (KeyWaiters): a name no data key has
-// (a client that made one would only cost a waiter a needless try).
-std::string LeaseWaitKey(std::string_view resource) {
-  return std::string("\0lease:", 7) + std::string(resource);
-}
-
 // One try to take the lease (or a slot of it) now.
 Result<AcquireResult> TryAcquire(LeaseManager& leases, const std::string& resource,
                                  const std::string& owner, std::optional<std::uint32_t> limit,
@@ -108,13 +102,12 @@ ParkedCall ParkAcquire(CommandContext& ctx, std::optional<std::uint32_t> limit, 
     // When the lease that ends first expires, as the last try found it (the command's own,
     // first).
     auto retry = std::make_shared<Clock::time_point>(
-        Clock::now() + std::chrono::milliseconds(std::max<std::int64_t>(1, first_retry_ms)));
+        KeyWaiters::After(std::max<std::int64_t>(1, first_retry_ms)));
     auto serve = [&leases, protocol, resource, owner, limit, ttl_ms, retry, answer](bool last) {
       Result<AcquireResult> result = TryAcquire(leases, resource, owner, limit, ttl_ms);
       if (!last && result.ok()) {
         if (const auto* busy = std::get_if<LeaseBusy>(&*result)) {
-          *retry = Clock::now() +
-                   std::chrono::milliseconds(std::max<std::int64_t>(1, busy->retry_after_ms));
+          *retry = KeyWaiters::After(std::max<std::int64_t>(1, busy->retry_after_ms));
           return false;
         }
       }
@@ -125,8 +118,10 @@ ParkedCall ParkAcquire(CommandContext& ctx, std::optional<std::uint32_t> limit, 
       return true;
     };
     KeyWaiters::Waiter waiter;
-    waiter.key_hashes = {KeyWaiters::KeyHash(LeaseWaitKey(resource))};
-    if (block_ms > 0) waiter.deadline = Clock::now() + std::chrono::milliseconds(block_ms);
+    // The resource is the command's key: a LEASE.RELEASE of it signals its waiters, as every
+    // write signals its keys (dispatch.cc), and they are tried once that command is done.
+    waiter.key_hashes = {KeyWaiters::KeyHash(resource)};
+    if (block_ms > 0) waiter.deadline = KeyWaiters::After(block_ms);
     waiter.try_serve = [serve] { return serve(false); };
     waiter.time_out = [serve] { (void)serve(true); };
     waiter.retry_at = [retry] { return *retry; };
@@ -185,8 +180,6 @@ void Release(CommandContext& ctx) {
   Result<OwnerResult> result = Leases(ctx).Release(ctx.args[1], ctx.args[2]);
   if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
   if (*result == OwnerResult::kNotOwner) return ReplyNotOwner(ctx);
-  // Its waiters are served once this command is done (CommandRunner::ServeBlockedClients).
-  ctx.session.touched.push_back(KeyWaiters::KeyHash(LeaseWaitKey(ctx.args[1])));
   ctx.reply.Ok();
 }
 

@@ -6,8 +6,10 @@
 // Each handler parses all of its arguments first and then makes one library call (the
 // library checks names, sizes and ranges before it touches the store), so a bad argument
 // never leaves half a change behind. Only QUEUE.CLAIM with BLOCK waits, and only when nothing
-// is ready: it parks its connection (parked_call.h) and waits off the executor.
+// is ready: it parks its connection (parked_call.h) as a waiter entry, holding no thread.
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "commands/block_wait.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/key_waiters.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -238,32 +241,55 @@ void WriteClaimed(resp::ReplyWriter& reply, const Result<std::vector<ClaimedJob>
   }
 }
 
-// QUEUE.CLAIM with BLOCK, when nothing was ready: waits on a thread of its own in the library's
-// Claim, which an enqueue, a retry or a lapsed lease of this group wakes.
-ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t block_ms) {
+// When a job may fall due (Queue::TryClaim's next_due_ms, on the store's clock), on the
+// waiters' clock; kNoDueTime: never.
+KeyWaiters::Clock::time_point DueAt(const Clock& clock, std::int64_t next_due_ms) {
+  if (next_due_ms == kNoDueTime) return KeyWaiters::Clock::time_point::max();
+  return KeyWaiters::After(std::max<std::int64_t>(1, next_due_ms - clock.NowMs()));
+}
+
+// QUEUE.CLAIM with BLOCK, when nothing was ready: a waiter entry on the executor
+// (key_waiters.h) in its group's line on the queue, the key of every command that can make a
+// job ready (QUEUE.ADD, QUEUE.FAIL, QUEUE.DLQ REPLAY), and tried again when a delayed job or a
+// retry falls due or a lease lapses (retry_at), until its BLOCK time is up.
+ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t block_ms,
+                     std::int64_t next_due_ms) {
   Queue& queues = Queues(ctx);
-  const Clock& clock = ctx.server.clock();
+  ServerState& server = ctx.server;
   const int protocol = ctx.session.protocol;
   std::string queue(ctx.args[1]), group(ctx.args[2]), consumer(ctx.args[3]);
   ParkedCall parked;
-  parked.wait = [&queues, &clock, protocol, queue, group, consumer, options,
-                 block_ms](const std::atomic<bool>& stop) mutable {
-    options.stop = &stop;
-    const BlockDeadline deadline(clock, block_ms);
-    Result<std::vector<ClaimedJob>> jobs = std::vector<ClaimedJob>();
-    // The stop flag is looked at before each try, the first included: a client that left
-    // before this thread began must not be handed jobs (they would wait out their lease).
-    while (!stop.load()) {
-      options.wait_ms = deadline.NextWait(kMaxVisibilityMs);
-      jobs = queues.Claim(queue, group, consumer, options);
-      if (!jobs.ok() || !jobs->empty() || deadline.Expired()) break;
-    }
-    std::string out;
-    resp::ReplyWriter reply(&out, protocol);
-    WriteClaimed(reply, jobs, queue, group);
-    return out;
+  parked.start = [&queues, &server, protocol, queue, group, consumer, options, block_ms,
+                  next_due_ms](ParkedCall::Answer answer) -> std::function<void()> {
+    const Clock& clock = server.clock();
+    auto retry = std::make_shared<KeyWaiters::Clock::time_point>(DueAt(clock, next_due_ms));
+    KeyWaiters::Waiter waiter;
+    waiter.key_hashes = {KeyWaiters::KeyHash(queue)};
+    waiter.line = group;  // A job one group takes is still there for the others.
+    if (block_ms > 0) waiter.deadline = KeyWaiters::After(block_ms);
+    waiter.try_serve = [&queues, &clock, protocol, queue, group, consumer, options, retry, answer] {
+      std::int64_t due = kNoDueTime;
+      Result<std::vector<ClaimedJob>> jobs = queues.TryClaim(queue, group, consumer, options, &due);
+      if (jobs.ok() && jobs->empty()) {
+        *retry = DueAt(clock, due);
+        return false;
+      }
+      std::string out;
+      resp::ReplyWriter reply(&out, protocol);
+      WriteClaimed(reply, jobs, queue, group);
+      answer(std::move(out));
+      return true;
+    };
+    waiter.time_out = [protocol, queue, group, answer] {
+      std::string out;
+      resp::ReplyWriter reply(&out, protocol);
+      WriteClaimed(reply, std::vector<ClaimedJob>(), queue, group);
+      answer(std::move(out));
+    };
+    waiter.retry_at = [retry] { return *retry; };
+    const KeyWaiters::Id id = server.key_waiters().Add(std::move(waiter));
+    return [&server, id] { server.key_waiters().Remove(id); };
   };
-  parked.wake = [&queues, queue, group] { queues.WakeWaiters(queue, group); };
   return parked;
 }
 
@@ -293,11 +319,12 @@ void Claim(CommandContext& ctx) {
       return ctx.reply.Error(kSyntaxError);
     }
   }
-  // First without waiting, on the io thread: most claims find a job or an error at once.
+  // First without waiting: most claims find a job or an error at once.
+  std::int64_t next_due_ms = kNoDueTime;
   Result<std::vector<ClaimedJob>> jobs =
-      Queues(ctx).Claim(ctx.args[1], ctx.args[2], ctx.args[3], options);
+      Queues(ctx).TryClaim(ctx.args[1], ctx.args[2], ctx.args[3], options, &next_due_ms);
   if (block_ms && jobs.ok() && jobs->empty()) {
-    ctx.session.parked = ParkClaim(ctx, options, *block_ms);
+    ctx.session.parked = ParkClaim(ctx, options, *block_ms, next_due_ms);
     return;
   }
   WriteClaimed(ctx.reply, jobs, ctx.args[1], ctx.args[2]);

@@ -83,13 +83,12 @@ std::string LocalOf(const tcp::socket& s) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, ServerState& server, ParkedThreads& parked_threads,
-                       asio::io_context& executor, PassCommit& pass)
+Connection::Connection(tcp::socket socket, ServerState& server, asio::io_context& executor,
+                       PassCommit& pass)
     : socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       output_timer_(socket_.get_executor()),
       server_(server),
-      parked_threads_(parked_threads),
       executor_(executor),
       pass_(pass),
       session_(server.NextClientId(), PeerOf(socket_), LocalOf(socket_), server.clock().NowMs()),
@@ -168,10 +167,6 @@ void Connection::Close() {
   }
   closed_ = true;
   // End a wait now: its result would be for nobody.
-  if (parked_ && park_wake_) {
-    park_stop_.store(true);
-    park_wake_();
-  }
   if (park_cancel_) asio::post(executor_, std::exchange(park_cancel_, nullptr));
   std::shared_ptr<Connection> keep = std::move(parked_self_);  // Until Close returns.
   SetBlocked(false);
@@ -426,32 +421,18 @@ void Connection::StartParkedCall() {
   ParkedCall call = std::move(*session_.parked);
   session_.parked.reset();
   SetBlocked(true);
-  if (call.start) {
-    // A waiter entry: answered on the executor, sent from this connection's io thread.
-    parked_self_ = shared_from_this();
-    park_cancel_ = call.start(
-        [weak = weak_from_this(), io = socket_.get_executor()](std::string reply) mutable {
-          asio::post(io, [weak, reply = std::move(reply)]() mutable {
-            if (auto self = weak.lock()) self->OnParkedReply(std::move(reply));
-          });
+  // A waiter entry: answered on the executor, sent from this connection's io thread.
+  parked_self_ = shared_from_this();
+  park_cancel_ =
+      call.start([weak = weak_from_this(), io = socket_.get_executor()](std::string reply) mutable {
+        asio::post(io, [weak, reply = std::move(reply)]() mutable {
+          if (auto self = weak.lock()) self->OnParkedReply(std::move(reply));
         });
-    return;
-  }
-  park_stop_.store(false);
-  park_wake_ = std::move(call.wake);
-  parked_threads_.Run([self = shared_from_this(), wait = std::move(call.wait)]() mutable {
-    std::string reply = wait(self->park_stop_);
-    auto executor = self->socket_.get_executor();
-    // The thread gives up its reference here, so the connection ends on its own io thread.
-    asio::post(executor, [self = std::move(self), reply = std::move(reply)]() mutable {
-      self->OnParkedReply(std::move(reply));
-    });
-  });
+      });
 }
 
 void Connection::OnParkedReply(std::string reply) {
   std::shared_ptr<Connection> keep = std::move(parked_self_);
-  park_wake_ = nullptr;
   park_cancel_ = nullptr;
   if (closed_) return;
   parked_reply_ = std::move(reply);

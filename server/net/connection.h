@@ -22,10 +22,9 @@
 // the mailbox wakes it on its io thread, and it writes them whenever it is not writing
 // already — also while the client sends nothing. The messages PUBLISH staged inside EXEC or a
 // script go out once the pass has committed the writes around them. A blocking command that has
-// to wait parks the connection (commands/parked_call.h): a waiter entry on the executor (or for
-// the library's own waits a thread); the connection runs no further commands until the reply
-// is in, and it keeps reading meanwhile (buffering up to kBufferedInputLimit bytes) so that it
-// notices a client that goes away.
+// to wait parks the connection (commands/parked_call.h): a waiter entry on the executor; the
+// connection runs no further commands until the reply is in, and it keeps reading meanwhile
+// (buffering up to kBufferedInputLimit bytes) so that it notices a client that goes away.
 //
 // Closes on a protocol error (after replying), on QUIT, on CLIENT KILL, at shutdown, when its
 // mailbox overflows (client-output-buffer-limit pubsub) and after `timeout` idle seconds (not
@@ -44,7 +43,6 @@
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "net/asio.h"
-#include "net/parked_threads.h"
 #include "net/pass_commit.h"
 
 namespace cairn::server {
@@ -53,7 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // `executor`: the keyspace executor's context; `pass`: its pass commit.
   Connection(boost::asio::ip::tcp::socket socket, ServerState& server,
-             ParkedThreads& parked_threads, boost::asio::io_context& executor, PassCommit& pass);
+             boost::asio::io_context& executor, PassCommit& pass);
   ~Connection();
 
   void Start();
@@ -108,7 +106,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer output_timer_;  // ArmSoftOutputLimit.
   std::uint64_t write_count_ = 0;           // Writes started, to tell the timer's from later ones.
   ServerState& server_;
-  ParkedThreads& parked_threads_;
   boost::asio::io_context& executor_;  // The keyspace executor's.
   // Keeps the io_context running while the execution phase, which ends on it, is under way.
   std::optional<boost::asio::executor_work_guard<boost::asio::any_io_executor>> io_work_;
@@ -137,8 +134,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool repump_ = false;         // Pump was called while executing_ and must run after.
   bool close_pending_ = false;  // Close was asked for while executing_.
   std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
-  std::atomic<bool> park_stop_{false};        // Set to end a parked thread's wait early.
-  std::function<void()> park_wake_;           // Makes that wait look at park_stop_.
   std::function<void()> park_cancel_;         // Ends a parked waiter entry (on the executor).
   // Keeps the connection while a waiter entry holds only a weak reference to it (it may have
   // no read outstanding that would); dropped on its io thread, by the reply or Close.

@@ -153,8 +153,7 @@ void NetServer::Admit(tcp::socket socket) {
     state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
     return Refuse(socket, DeniedError());
   }
-  std::make_shared<Connection>(std::move(socket), state_, parked_threads_, *executor_, *pass_)
-      ->Start();
+  std::make_shared<Connection>(std::move(socket), state_, *executor_, *pass_)->Start();
 }
 
 void NetServer::BackOff(tcp::acceptor& acceptor, const boost::system::error_code& ec) {
@@ -188,12 +187,8 @@ void NetServer::Run() {
   contexts_[0]->run();
   JoinThreads();
   // Each pass scheduled its commit, and the threads ran until no work was left; this only
-  // makes sure that no transaction outlives them into the store's close — nor holds the
-  // keyspace (Options::serialize_keyspace) that a parked call may still wait for.
+  // makes sure that no transaction outlives them into the store's close.
   pass_->batch().Commit();
-  // Every connection was closed, which stopped its parked call: these end promptly, and must
-  // before the store closes.
-  parked_threads_.JoinAll();
 }
 
 void NetServer::Stop() {

@@ -22,7 +22,6 @@
 #include "cairn/result.h"
 #include "commands/server_state.h"
 #include "net/asio.h"
-#include "net/parked_threads.h"
 #include "net/pass_commit.h"
 
 namespace cairn::server {
@@ -73,8 +72,6 @@ class NetServer {
   std::chrono::steady_clock::time_point armed_for_ = std::chrono::steady_clock::time_point::max();
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;
   std::vector<std::thread> threads_;
-  // After contexts_: destroyed (joined) first, while the executors its threads post to live.
-  ParkedThreads parked_threads_;
   std::size_t next_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> accept_failing_{false};  // BackOff logged a failure not yet over.

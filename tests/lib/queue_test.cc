@@ -207,6 +207,33 @@ TEST_F(QueueTest, DelayedJobIsClaimableExactlyAtItsDueTime) {
   EXPECT_EQ(Payloads(Claim("c", 10)), std::vector<std::string>{"scheduled"});
 }
 
+// TryClaim, for callers that wait themselves: when nothing is taken, the next instant a job can
+// fall due without a write — the earliest delayed job or lease deadline — or kNoDueTime.
+TEST_F(QueueTest, TryClaimTellsWhenTheNextJobFallsDue) {
+  const std::int64_t t0 = Now();
+  ClaimOptions options;
+  options.visibility_ms = 300;
+  std::int64_t due = 0;
+  EXPECT_TRUE(Ok(queue_->TryClaim(kQ, kG, "c", options, &due)).empty());
+  EXPECT_EQ(due, kNoDueTime) << "an empty group";
+  Add("later", {.delay_ms = 500});
+  EXPECT_TRUE(Ok(queue_->TryClaim(kQ, kG, "c", options, &due)).empty());
+  EXPECT_EQ(due, t0 + 500);
+  Add("now");
+  ASSERT_EQ(Payloads(Ok(queue_->TryClaim(kQ, kG, "c", options, &due))),
+            std::vector<std::string>{"now"});
+  EXPECT_TRUE(Ok(queue_->TryClaim(kQ, kG, "c", options, &due)).empty());
+  EXPECT_EQ(due, t0 + 300) << "the lease of 'now' lapses before 'later' is due";
+  clock_->Set(t0 + 300);  // The lease lapsed: a failed attempt, retried after its backoff.
+  EXPECT_TRUE(Ok(queue_->TryClaim(kQ, kG, "c", options, &due)).empty());
+  EXPECT_GT(due, t0 + 300);
+  EXPECT_LE(due, t0 + 500);
+  clock_->Set(due);
+  EXPECT_FALSE(Ok(queue_->TryClaim(kQ, kG, "c", options, &due)).empty());
+  EXPECT_EQ(queue_->TryClaim(kQ, "no-such-group", "c", options, &due).status().code(),
+            StatusCode::kNotFound);
+}
+
 TEST_F(QueueTest, ClaimsAreFifoByDueTimeThenEnqueueOrder) {
   const std::int64_t t0 = Now();
   Add("late", {.delay_ms = 100});

@@ -1,8 +1,8 @@
-// Clients blocked on keys are waiter entries on the keyspace executor, not threads: 10,000 of
-// them (BLPOP, BZPOPMIN, XREADGROUP BLOCK) leave the server's thread count where it was, and
-// each is answered when its key is written or its timeout passes. And the write that can serve
-// a blocked client serves it before any other command runs, as in Redis: the writer's own next
-// command (pipelined) finds the element gone. Nothing here measures time; the thread count and
+// Blocked clients are waiter entries on the keyspace executor, not threads: 10,000 of them
+// (BLPOP, BZPOPMIN, XREADGROUP BLOCK, QUEUE.CLAIM BLOCK) leave the server's thread count where it
+// was, and each is answered when its key is written or its timeout passes. And the write that can
+// serve a blocked client serves it before any other command runs, as in Redis: the writer's own
+// next command (pipelined) finds the element gone. Nothing here measures time; the thread count and
 // RSS are printed for the notes, and the thread count is checked against the idle server's.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -71,6 +71,7 @@ TEST_F(BlockedClientsTest, TenThousandBlockedClientsHoldNoThreadsAndAreEachAnswe
   Start({"--maxclients", std::to_string(kClients + 100)});
   for (int k = 0; k < kKeys; ++k) {
     ASSERT_EQ(Do({"XGROUP", "CREATE", "s" + std::to_string(k), "g", "$", "MKSTREAM"}), "OK");
+    ASSERT_EQ(Do({"QUEUE.GROUP", "q" + std::to_string(k), "g"}), "(integer) 1");
   }
   const long idle_threads = ServerStatus("Threads");
   const long idle_rss_kb = ServerStatus("VmRSS");
@@ -83,10 +84,12 @@ TEST_F(BlockedClientsTest, TenThousandBlockedClientsHoldNoThreadsAndAreEachAnswe
     const std::string k = std::to_string(i % kKeys);
     if (i >= kClients - kTimingOut) {
       Send(*clients.back(), {"BLPOP", "never" + k, "5"});
-    } else if (i % 3 == 0) {
+    } else if (i % 4 == 0) {
       Send(*clients.back(), {"BLPOP", "l" + k, "0"});
-    } else if (i % 3 == 1) {
+    } else if (i % 4 == 1) {
       Send(*clients.back(), {"BZPOPMIN", "z" + k, "0"});
+    } else if (i % 4 == 2) {
+      Send(*clients.back(), {"QUEUE.CLAIM", "q" + k, "g", "w" + std::to_string(i), "BLOCK", "0"});
     } else {
       Send(*clients.back(), {"XREADGROUP", "GROUP", "g", "c" + std::to_string(i), "BLOCK", "0",
                              "STREAMS", "s" + k, ">"});
@@ -104,10 +107,12 @@ TEST_F(BlockedClientsTest, TenThousandBlockedClientsHoldNoThreadsAndAreEachAnswe
   // One element per waiter, on its key: each write serves the oldest waiter there.
   for (int i = 0; i < kClients - kTimingOut; ++i) {
     const std::string k = std::to_string(i % kKeys), v = "v" + std::to_string(i);
-    if (i % 3 == 0) {
+    if (i % 4 == 0) {
       ASSERT_EQ(Do({"RPUSH", "l" + k, v}), "(integer) 1") << "its waiter took none";
-    } else if (i % 3 == 1) {
+    } else if (i % 4 == 1) {
       ASSERT_EQ(Do({"ZADD", "z" + k, "1", v}), "(integer) 1");
+    } else if (i % 4 == 2) {
+      ASSERT_EQ(Call({"QUEUE.ADD", "q" + k, v}).type, Reply::Type::kArray);
     } else {
       ASSERT_EQ(Call({"XADD", "s" + k, "*", "f", v}).type, Reply::Type::kBulk);
     }

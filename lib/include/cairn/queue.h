@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,8 @@ inline constexpr std::int64_t kMaxJobDelayMs = 10LL * 365 * 24 * 60 * 60 * 1000;
 inline constexpr std::int64_t kMaxVisibilityMs = 7LL * 24 * 60 * 60 * 1000;       // 7 days.
 inline constexpr std::int64_t kMaxDedupWindowMs = 365LL * 24 * 60 * 60 * 1000;    // 1 year.
 inline constexpr std::uint32_t kMaxClaimBatch = 1000;
+// Queue::TryClaim's "no job falls due without a new write".
+inline constexpr std::int64_t kNoDueTime = std::numeric_limits<std::int64_t>::max();
 inline constexpr std::size_t kMaxEnqueueBatch = 10'000;
 // Error messages are truncated to this many bytes; a job keeps its latest kMaxJobErrors.
 inline constexpr std::size_t kMaxJobErrorBytes = 4096;
@@ -241,6 +244,15 @@ class Queue {
   Result<std::vector<ClaimedJob>> Claim(std::string_view queue, std::string_view group,
                                         std::string_view consumer,
                                         const ClaimOptions& options = {});
+
+  // Claim's non-blocking form for a caller that waits itself (cairn-server's blocked clients):
+  // claims as Claim with wait_ms 0 (options.wait_ms is ignored), and when it took nothing, sets
+  // *next_due_ms to when the group may have a job due without a new write — a delayed job or a
+  // retry falling due, a lease lapsing — on the store's clock, or kNoDueTime for never. An
+  // Add, a Fail with retry or a Replay of the group's queue may make one due sooner.
+  Result<std::vector<ClaimedJob>> TryClaim(std::string_view queue, std::string_view group,
+                                           std::string_view consumer, const ClaimOptions& options,
+                                           std::int64_t* next_due_ms);
 
   // The job is done for this group.
   Result<OwnerResult> Ack(const JobRef& job);

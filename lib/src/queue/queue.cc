@@ -265,13 +265,19 @@ class Queue::Impl {
     });
   }
 
-  Result<std::vector<ClaimedJob>> Claim(std::string_view queue, std::string_view group,
-                                        std::string_view consumer, const ClaimOptions& o) {
+  // What Claim and TryClaim check of their arguments.
+  Status ValidateClaim(std::string_view queue, std::string_view group, std::string_view consumer,
+                       const ClaimOptions& o) {
     CAIRN_RETURN_IF_ERROR(ValidateScope(queue, group));
     CAIRN_RETURN_IF_ERROR(
         internal::CheckSize("consumer name", consumer.size(), 0, kMaxQueueNameBytes));
     CAIRN_RETURN_IF_ERROR(internal::CheckRange("max_jobs", o.max_jobs, 1, kMaxClaimBatch));
-    CAIRN_RETURN_IF_ERROR(ValidateVisibility(o.visibility_ms));
+    return ValidateVisibility(o.visibility_ms);
+  }
+
+  Result<std::vector<ClaimedJob>> Claim(std::string_view queue, std::string_view group,
+                                        std::string_view consumer, const ClaimOptions& o) {
+    CAIRN_RETURN_IF_ERROR(ValidateClaim(queue, group, consumer, o));
     CAIRN_RETURN_IF_ERROR(
         internal::CheckRange("claim wait", o.wait_ms, 0, kMaxVisibilityMs, " ms"));
     const std::string scope = internal::GroupScope(queue, group);
@@ -297,6 +303,20 @@ class Queue::Impl {
       // job, a retry, a lease deadline), or at our deadline.
       clock.WaitUntil(wakeup, std::min(deadline, pass.next_due));
     }
+  }
+
+  Result<std::vector<ClaimedJob>> TryClaim(std::string_view queue, std::string_view group,
+                                           std::string_view consumer, ClaimOptions o,
+                                           std::int64_t* next_due_ms) {
+    o.wait_ms = 0;
+    o.stop = nullptr;
+    CAIRN_RETURN_IF_ERROR(ValidateClaim(queue, group, consumer, o));
+    PassInfo pass;
+    Result<std::vector<ClaimedJob>> claimed = ClaimOnce(
+        queue, group, internal::GroupScope(queue, group), consumer, o, Mode::kClaim, &pass);
+    // Lapsed leases left for another pass: look again at once.
+    *next_due_ms = pass.leases_settled ? pass.next_due : core_.clock().NowMs();
+    return claimed;
   }
 
   Result<OwnerResult> Ack(const JobRef& ref) {
@@ -921,6 +941,13 @@ Result<std::vector<ClaimedJob>> Queue::Claim(std::string_view queue, std::string
                                              std::string_view consumer,
                                              const ClaimOptions& options) {
   return impl_->Claim(queue, group, consumer, options);
+}
+
+Result<std::vector<ClaimedJob>> Queue::TryClaim(std::string_view queue, std::string_view group,
+                                                std::string_view consumer,
+                                                const ClaimOptions& options,
+                                                std::int64_t* next_due_ms) {
+  return impl_->TryClaim(queue, group, consumer, options, next_due_ms);
 }
 
 Result<OwnerResult> Queue::Ack(const JobRef& job) { return impl_->Ack(job); }
