@@ -9,6 +9,7 @@
 #include "commands/arguments.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/parked_call.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -55,46 +56,41 @@ void WriteTimeout(resp::ReplyWriter& reply, const BlockingCommand& command) {
 // The parked client: a waiter entry on its keys (key_waiters.h), tried on the executor each
 // time one of them is written, answered when a try serves it or its timeout passes.
 ParkedCall Park(ServerState& server, BlockingCommand command, int protocol) {
-  ParkedCall parked;
-  parked.start = [&server, command = std::move(command),
-                  protocol](ParkedCall::Answer answer) -> std::function<void()> {
-    KeyWaiters::Waiter waiter;
-    for (const std::string& key : command.keys) {
-      waiter.key_hashes.push_back(KeyWaiters::KeyHash(key));
-    }
-    waiter.takes = command.takes;
-    waiter.line = command.line;
-    if (command.timeout_ms > 0) {
-      waiter.deadline = KeyWaiters::After(command.timeout_ms);
-    }
-    waiter.try_serve = [&server, command, protocol, answer] {
-      std::string out;
-      // Outside dispatch, which touches the keys of every other write for WATCH.
-      Result<bool> tried =
-          TryOnStore(server.store(), command, protocol, &out, &server.watches(), true);
-      // Busy: a parked library wait held the keyspace for lock_timeout_ms; the client waits on.
-      if (!tried.ok() && tried.status().IsBusy()) return false;
-      if (tried.ok() && !*tried) return false;
-      if (!tried.ok()) {
-        out.clear();
-        resp::ReplyWriter writer(&out, protocol);
-        ReplyStatus(writer, tried.status());
-      }
-      answer(std::move(out));
-      // What it moved (BLMOVE's destination) may serve others, still before anything else runs.
-      if (tried.ok()) server.key_waiters().Signal(command.also_writes);
-      return true;
-    };
-    waiter.time_out = [command, protocol, answer] {
-      std::string out;
-      resp::ReplyWriter writer(&out, protocol);
-      WriteTimeout(writer, command);
-      answer(std::move(out));
-    };
-    const KeyWaiters::Id id = server.key_waiters().Add(std::move(waiter));
-    return [&server, id] { server.key_waiters().Remove(id); };
-  };
-  return parked;
+  return ParkAsWaiter(server.key_waiters(),
+                      [&server, command = std::move(command), protocol](ParkedCall::Answer answer) {
+                        KeyWaiters::Waiter waiter;
+                        for (const std::string& key : command.keys) {
+                          waiter.key_hashes.push_back(KeyWaiters::KeyHash(key));
+                        }
+                        waiter.takes = command.takes;
+                        waiter.line = command.line;
+                        waiter.deadline = KeyWaiters::After(command.timeout_ms);
+                        waiter.try_serve = [&server, command, protocol, answer] {
+                          std::string out;
+                          // Outside dispatch, which touches the keys of every other write for
+                          // WATCH.
+                          Result<bool> tried = TryOnStore(server.store(), command, protocol, &out,
+                                                          &server.watches(), true);
+                          if (tried.ok() && !*tried) return false;
+                          if (!tried.ok()) {
+                            out.clear();
+                            resp::ReplyWriter writer(&out, protocol);
+                            ReplyStatus(writer, tried.status());
+                          }
+                          answer(std::move(out));
+                          // What it moved (BLMOVE's destination) may serve others, still before
+                          // anything else runs.
+                          if (tried.ok()) server.key_waiters().Signal(command.also_writes);
+                          return true;
+                        };
+                        waiter.time_out = [command, protocol, answer] {
+                          std::string out;
+                          resp::ReplyWriter writer(&out, protocol);
+                          WriteTimeout(writer, command);
+                          answer(std::move(out));
+                        };
+                        return waiter;
+                      });
 }
 
 }  // namespace

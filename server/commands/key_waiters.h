@@ -65,10 +65,11 @@ class KeyWaiters {
   KeyWaiters& operator=(const KeyWaiters&) = delete;
 
   static std::size_t KeyHash(std::string_view key) { return std::hash<std::string_view>()(key); }
-  // Now plus `ms` (> 0) as a deadline: past what the clock can count (about 292 years), none.
+  // Now plus `ms` as a deadline; none (max) for 0 or less, as BLOCK 0 and a timeout of 0 wait
+  // without limit, and past what the clock can count (about 292 years).
   static Clock::time_point After(std::int64_t ms) {
     constexpr std::int64_t kLongest = 100LL * 365 * 24 * 3600 * 1000;  // A hundred years.
-    if (ms > kLongest) return Clock::time_point::max();
+    if (ms <= 0 || ms > kLongest) return Clock::time_point::max();
     return Clock::now() + std::chrono::milliseconds(ms);
   }
 

@@ -22,6 +22,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/parked_call.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -89,46 +90,42 @@ Result<AcquireResult> TryAcquire(LeaseManager& leases, const std::string& resour
 // lease expires (retry_at), in arrival order, until its BLOCK time is up; then it looks once
 // more and answers what it finds.
 ParkedCall ParkAcquire(CommandContext& ctx, std::optional<std::uint32_t> limit, std::int64_t ttl_ms,
-                       std::int64_t block_ms, const LeaseBusy& busy) {
+                       std::int64_t block_ms, const LeaseBusy& first) {
   LeaseManager& leases = Leases(ctx);
-  ServerState& server = ctx.server;
   const int protocol = ctx.session.protocol;
   std::string resource(ctx.args[1]), owner(ctx.args[2]);
-  ParkedCall parked;
-  parked.start = [&leases, &server, protocol, resource, owner, limit, ttl_ms, block_ms,
-                  first_retry_ms =
-                      busy.retry_after_ms](ParkedCall::Answer answer) -> std::function<void()> {
-    using Clock = KeyWaiters::Clock;
-    // When the lease that ends first expires, as the last try found it (the command's own,
-    // first).
-    auto retry = std::make_shared<Clock::time_point>(
-        KeyWaiters::After(std::max<std::int64_t>(1, first_retry_ms)));
-    auto serve = [&leases, protocol, resource, owner, limit, ttl_ms, retry, answer](bool last) {
-      Result<AcquireResult> result = TryAcquire(leases, resource, owner, limit, ttl_ms);
-      if (!last && result.ok()) {
-        if (const auto* busy = std::get_if<LeaseBusy>(&*result)) {
-          *retry = KeyWaiters::After(std::max<std::int64_t>(1, busy->retry_after_ms));
-          return false;
-        }
-      }
-      std::string out;
-      resp::ReplyWriter reply(&out, protocol);
-      WriteAcquired(reply, result, ttl_ms);
-      answer(std::move(out));
-      return true;
-    };
-    KeyWaiters::Waiter waiter;
-    // The resource is the command's key: a LEASE.RELEASE of it signals its waiters, as every
-    // write signals its keys (dispatch.cc), and they are tried once that command is done.
-    waiter.key_hashes = {KeyWaiters::KeyHash(resource)};
-    if (block_ms > 0) waiter.deadline = KeyWaiters::After(block_ms);
-    waiter.try_serve = [serve] { return serve(false); };
-    waiter.time_out = [serve] { (void)serve(true); };
-    waiter.retry_at = [retry] { return *retry; };
-    const KeyWaiters::Id id = server.key_waiters().Add(std::move(waiter));
-    return [&server, id] { server.key_waiters().Remove(id); };
-  };
-  return parked;
+  return ParkAsWaiter(
+      ctx.server.key_waiters(), [&leases, protocol, resource, owner, limit, ttl_ms, block_ms,
+                                 first_retry_ms = first.retry_after_ms](ParkedCall::Answer answer) {
+        using Clock = KeyWaiters::Clock;
+        // When the lease that ends first expires, as the last try found it (the command's own,
+        // first).
+        auto retry = std::make_shared<Clock::time_point>(
+            KeyWaiters::After(std::max<std::int64_t>(1, first_retry_ms)));
+        auto serve = [&leases, protocol, resource, owner, limit, ttl_ms, retry, answer](bool last) {
+          Result<AcquireResult> result = TryAcquire(leases, resource, owner, limit, ttl_ms);
+          if (!last && result.ok()) {
+            if (const auto* busy = std::get_if<LeaseBusy>(&*result)) {
+              *retry = KeyWaiters::After(std::max<std::int64_t>(1, busy->retry_after_ms));
+              return false;
+            }
+          }
+          std::string out;
+          resp::ReplyWriter reply(&out, protocol);
+          WriteAcquired(reply, result, ttl_ms);
+          answer(std::move(out));
+          return true;
+        };
+        KeyWaiters::Waiter waiter;
+        // The resource is the command's key: a LEASE.RELEASE of it signals its waiters, as every
+        // write signals its keys (dispatch.cc), and they are tried once that command is done.
+        waiter.key_hashes = {KeyWaiters::KeyHash(resource)};
+        waiter.deadline = KeyWaiters::After(block_ms);
+        waiter.try_serve = [serve] { return serve(false); };
+        waiter.time_out = [serve] { (void)serve(true); };
+        waiter.retry_at = [retry] { return *retry; };
+        return waiter;
+      });
 }
 
 // LEASE.ACQUIRE resource owner ttl_ms [LIMIT n] [BLOCK ms]

@@ -13,6 +13,9 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+
+#include "commands/key_waiters.h"
 
 namespace cairn::server {
 
@@ -23,5 +26,17 @@ struct ParkedCall {
   // first), and returns the cancel, which the connection runs on the executor too.
   std::function<std::function<void()>(Answer answer)> start;
 };
+
+// The ParkedCall of a waiter entry: when the connection parks, `make` builds the entry around
+// the client's answer and it joins `waiters`; the cancel takes it off again.
+inline ParkedCall ParkAsWaiter(KeyWaiters& waiters,
+                               std::function<KeyWaiters::Waiter(ParkedCall::Answer)> make) {
+  ParkedCall parked;
+  parked.start = [&waiters, make = std::move(make)](ParkedCall::Answer answer) {
+    const KeyWaiters::Id id = waiters.Add(make(std::move(answer)));
+    return std::function<void()>([&waiters, id] { waiters.Remove(id); });
+  };
+  return parked;
+}
 
 }  // namespace cairn::server

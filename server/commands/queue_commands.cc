@@ -21,6 +21,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/parked_call.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -255,18 +256,17 @@ KeyWaiters::Clock::time_point DueAt(const Clock& clock, std::int64_t next_due_ms
 ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t block_ms,
                      std::int64_t next_due_ms) {
   Queue& queues = Queues(ctx);
-  ServerState& server = ctx.server;
   const int protocol = ctx.session.protocol;
   std::string queue(ctx.args[1]), group(ctx.args[2]), consumer(ctx.args[3]);
-  ParkedCall parked;
-  parked.start = [&queues, &server, protocol, queue, group, consumer, options, block_ms,
-                  next_due_ms](ParkedCall::Answer answer) -> std::function<void()> {
-    const Clock& clock = server.clock();
+  const Clock& clock = ctx.server.clock();
+  return ParkAsWaiter(ctx.server.key_waiters(), [&queues, &clock, protocol, queue, group, consumer,
+                                                 options, block_ms,
+                                                 next_due_ms](ParkedCall::Answer answer) {
     auto retry = std::make_shared<KeyWaiters::Clock::time_point>(DueAt(clock, next_due_ms));
     KeyWaiters::Waiter waiter;
     waiter.key_hashes = {KeyWaiters::KeyHash(queue)};
     waiter.line = group;  // A job one group takes is still there for the others.
-    if (block_ms > 0) waiter.deadline = KeyWaiters::After(block_ms);
+    waiter.deadline = KeyWaiters::After(block_ms);
     waiter.try_serve = [&queues, &clock, protocol, queue, group, consumer, options, retry, answer] {
       std::int64_t due = kNoDueTime;
       Result<std::vector<ClaimedJob>> jobs = queues.TryClaim(queue, group, consumer, options, &due);
@@ -287,10 +287,8 @@ ParkedCall ParkClaim(CommandContext& ctx, ClaimOptions options, std::int64_t blo
       answer(std::move(out));
     };
     waiter.retry_at = [retry] { return *retry; };
-    const KeyWaiters::Id id = server.key_waiters().Add(std::move(waiter));
-    return [&server, id] { server.key_waiters().Remove(id); };
-  };
-  return parked;
+    return waiter;
+  });
 }
 
 // QUEUE.CLAIM queue group consumer [COUNT n] [VISIBILITY ms] [BLOCK ms]

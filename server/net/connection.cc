@@ -170,7 +170,6 @@ void Connection::Close() {
   if (park_cancel_) asio::post(executor_, std::exchange(park_cancel_, nullptr));
   std::shared_ptr<Connection> keep = std::move(parked_self_);  // Until Close returns.
   SetBlocked(false);
-  // (Its touched keys were signalled at the end of its last execution phase.)
   ClearTransactionState(server_, session_);
   LeavePubSub(server_, session_, nullptr);
   if (mailbox_) mailbox_->Close();
@@ -238,9 +237,9 @@ void Connection::StartExecution() {
   progress_.wanted = wanted_;
   progress_.at_least = parse_at_;
   const std::size_t have = end_ - begin_;
-  const std::string_view input = have >= parse_at_ && !deferred_
-                                     ? std::string_view(in_.data() + begin_, have)
-                                     : std::string_view();
+  // (Below parse_at_ only when it runs for a parked reply: its input waits.)
+  const std::string_view input =
+      have >= parse_at_ ? std::string_view(in_.data() + begin_, have) : std::string_view();
   // With one io thread the executor is this thread's io_context, and this runs it here.
   asio::dispatch(executor_, [self = shared_from_this(), input] { self->Execute(input); });
 }
@@ -277,9 +276,8 @@ void Connection::Execute(std::string_view input) {
 
 void Connection::EndExecution() {
   pass_replies_ = 0;  // Those of this pass are final now.
-  // Whatever the commands wrote is committed by now: the clients blocked on it may go on,
-  // and the messages published inside it may go out.
-  SignalTouchedKeys();
+  // Whatever the commands wrote is committed by now: the messages published inside it may go
+  // out. (The clients blocked on its keys were served after each command: CommandRunner.)
   PublishStaged(server_, session_);
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->AfterExecution(); });
 }
@@ -295,12 +293,6 @@ void Connection::AfterExecution() {
   if (std::exchange(repump_, false)) {
     asio::post(socket_.get_executor(), [self = shared_from_this()] { self->Pump(); });
   }
-}
-
-void Connection::SignalTouchedKeys() {
-  // CommandRunner serves them after each command; this is for what a command left behind when
-  // the run stopped early (a killed client).
-  runner_.ServeBlockedClients();
 }
 
 void Connection::StartRead() {

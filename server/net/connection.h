@@ -78,8 +78,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // After the pass's commit or sync failed: its replies become one error per command.
   void WithdrawPassReplies(const Status& failure);
   void StartRead();
-  // Wakes the clients blocked on the keys this connection's commands wrote.
-  void SignalTouchedKeys();
   void MakeInputRoom();  // Sizes in_ for the next read.
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void StartWrite();
