@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "server/support/blocking_fixture.h"
+#include "server/support/reply_fields.h"
 #include "server/support/resp_client.h"
 
 namespace cairn::test {
@@ -55,6 +56,27 @@ TEST_F(BlockedClientsTest, TheServingWriteRunsBeforeAnyOtherCommandEvenTheWriter
   ASSERT_EQ(writer->Call({"LPOP", "q"}).ToString(), "QUEUED");
   EXPECT_EQ(writer->Call({"EXEC"}).ToString(), R"([(integer) 2, "b"])");
   EXPECT_EQ(Next(*waiter).ToString(), R"(["q", "a"])");
+}
+
+// A timeout or BLOCK past what the clock can count waits without limit (it must not wrap
+// into one already past), for every kind of waiter.
+TEST_F(BlockedClientsTest, TimeoutsPastTheClocksRangeWaitWithoutLimit) {
+  Start();
+  ASSERT_EQ(Do({"QUEUE.GROUP", "q", "g"}), "(integer) 1");
+  const std::string token = Field(Call({"LEASE.ACQUIRE", "r", "a", "60000"}), "token").str;
+  std::unique_ptr<RespClient> pop = Connect(), claim = Connect(), lease = Connect();
+  Send(*pop, {"BLPOP", "l", "1000000000000"});  // 10^15 ms.
+  Send(*claim, {"QUEUE.CLAIM", "q", "g", "w", "BLOCK", "9223372036854775807"});
+  Send(*lease, {"LEASE.ACQUIRE", "r", "b", "1000", "BLOCK", "9223372036854775807"});
+  AwaitBlocked(3);
+  ASSERT_EQ(Do({"RPUSH", "l", "x"}), "(integer) 1");
+  EXPECT_EQ(Next(*pop).ToString(), R"(["l", "x"])");
+  ASSERT_EQ(Call({"QUEUE.ADD", "q", "job"}).type, Reply::Type::kArray);
+  EXPECT_NE(Next(*claim).ToString().find("\"job\""), std::string::npos);
+  EXPECT_EQ(Do({"LEASE.RELEASE", "r", token}), "OK");
+  const Reply got = Next(*lease);
+  EXPECT_EQ(Field(got, "acquired").ToString(), "(integer) 1") << got.ToString();
+  AwaitBlocked(0);
 }
 
 TEST_F(BlockedClientsTest, TenThousandBlockedClientsHoldNoThreadsAndAreEachAnswered) {
