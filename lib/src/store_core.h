@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cairn/options.h"
+#include "cairn/records.h"
 #include "cairn/result.h"
 #include "storage/column_families.h"
 #include "storage/keyspace_gate.h"
@@ -29,7 +30,8 @@
 
 namespace cairn::internal {
 
-class StoreCore {
+// Also the executor of the Store's Records calls (store_executor.cc): each call alone.
+class StoreCore final : public RecordsExecutor {
  public:
   // Versions are reserved this many at a time (one fsync each): a new hash takes one, and a
   // restart skips the rest of a block, which 64-bit versions can afford.
@@ -115,6 +117,10 @@ class StoreCore {
 
   // Full compaction of every column family.
   Status Compact();
+
+  // A Records call, at its turn at the keyspace: a read straight on the database (several
+  // rows at one snapshot when they must agree), a write as a transaction of its own.
+  Status Run(RecordAccess access, Operation op) override;
 
  private:
   explicit StoreCore(const Options& options);

@@ -44,23 +44,8 @@ auto RunInTransaction(StoreCore& core, ColumnFamily family, Fn&& fn)
   return result;
 }
 
-// Runs fn(Keyspace&, now_ms) as one transaction over `records` and `members`, like
-// RunInTransaction.
-template <typename Fn>
-auto RunInKeyspaceTransaction(StoreCore& core, Fn&& fn)
-    -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-  CAIRN_ASSIGN_OR_RETURN(KeyspaceHold hold, core.EnterKeyspace());
-  RowTransaction txn = core.BeginRows(ColumnFamily::kRecords);
-  TransactionRows records = TransactionRowsOf(core, txn, ColumnFamily::kRecords);
-  TransactionRows members = TransactionRowsOf(core, txn, ColumnFamily::kMembers);
-  Keyspace ks{records, members, core.version_counter()};
-  auto result = fn(ks, core.clock().NowMs());
-  if (!result.ok()) return result;  // txn rolls back as it goes.
-  CAIRN_RETURN_IF_ERROR(CommitOrRelease(core, txn));
-  return result;
-}
-
-class TransactionCore {
+// Also the executor of the Transaction's Records calls.
+class TransactionCore final : public RecordsExecutor {
  public:
   // `hold`: the transaction's turn at the keyspace gate, kept until it commits or rolls back.
   TransactionCore(StoreCore* store, KeyspaceHold hold)
@@ -71,18 +56,10 @@ class TransactionCore {
         member_rows_(TransactionRowsOf(*store, txn_, ColumnFamily::kMembers)),
         keyspace_{keyspace_rows_, member_rows_, store->version_counter()} {}
 
-  // Runs a record operation fn(Rows&, now_ms) on the keyspace, if the transaction is active.
-  template <typename Fn>
-  auto Apply(Fn&& fn) -> decltype(fn(std::declval<Rows&>(), std::int64_t{})) {
+  // A Records call of the transaction's, if it is active: inside it, whatever the access.
+  Status Run(RecordAccess, Operation op) override {
     CAIRN_RETURN_IF_ERROR(CheckActive());
-    return fn(keyspace_rows_, store_->clock().NowMs());
-  }
-
-  // Runs fn(Keyspace&, now_ms) on keys of every kind, if the transaction is active.
-  template <typename Fn>
-  auto ApplyKeyspace(Fn&& fn) -> decltype(fn(std::declval<Keyspace&>(), std::int64_t{})) {
-    CAIRN_RETURN_IF_ERROR(CheckActive());
-    return fn(keyspace_, store_->clock().NowMs());
+    return op(keyspace_, store_->clock().NowMs());
   }
 
   Status Commit();

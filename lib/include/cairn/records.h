@@ -6,9 +6,9 @@
 // value of any kind is O(1) whatever its size: its members become unreachable at once and
 // compaction removes them.
 //
-// Store (store.h) implements Records, each call atomic on its own; Transaction
-// (transaction.h) implements the same calls inside one all-or-nothing commit. Code written
-// against Records works in both.
+// Store (store.h) is Records whose calls are each atomic on its own; Transaction
+// (transaction.h) is Records whose calls join one all-or-nothing commit. Code written against
+// Records works in both. Each call is declared here once; a RecordsExecutor runs it.
 //
 // Expiry: a record whose expiry time is at or before the clock's now is absent to every read
 // at once (lazy expiry); compaction removes it from disk later.
@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -226,60 +227,109 @@ struct ListPositionOptions {
   std::uint64_t max_len = 0;
 };
 
+namespace internal {
+struct Keyspace;
+}
+
+// How one Records call uses the keyspace, which decides how an executor runs it.
+enum class RecordAccess {
+  kRead,          // Reads rows each good on its own: one row, or a scan (its own snapshot).
+  kSnapshotRead,  // Reads several rows that must agree with each other: at one snapshot.
+  kWrite,         // Reads and then writes rows: atomic as a whole.
+  kBlindWrite,    // Writes rows it has not read: atomic row by row.
+};
+
+// What Records calls run on. Each call is declared once, in Records, as an operation over the
+// keyspace with its RecordAccess; an executor decides how it runs: a Store's each call alone
+// (store_core.h), a Transaction's inside its own commit, cairn-server's over another executor
+// noting lock conflicts. The library's executors are the only ones that reach the keyspace;
+// another executor wraps one of them and passes the operation on.
+class RecordsExecutor {
+ public:
+  // The operation of one call, borrowed for the length of Run: op(keyspace, now_ms) runs it
+  // and returns its status (its result stays with the caller).
+  class Operation {
+   public:
+    template <typename Fn>
+    requires(!std::is_same_v<std::remove_cvref_t<Fn>, Operation>) explicit Operation(Fn& fn)
+        : target_(&fn), call_([](void* target, internal::Keyspace& ks, std::int64_t now_ms) {
+            return (*static_cast<Fn*>(target))(ks, now_ms);
+          }) {}
+    Status operator()(internal::Keyspace& ks, std::int64_t now_ms) const {
+      return call_(target_, ks, now_ms);
+    }
+
+   private:
+    void* target_;
+    Status (*call_)(void*, internal::Keyspace&, std::int64_t);
+  };
+
+  // Runs op as `access` says. Returns op's status, or the executor's own failure (a closed
+  // store, a finished transaction — op does not run then — or a commit that failed).
+  virtual Status Run(RecordAccess access, Operation op) = 0;
+
+ protected:
+  ~RecordsExecutor() = default;
+};
+
 class Records {
  public:
-  virtual ~Records() = default;
+  // The calls run on `executor` (a Store's or a Transaction's), which must outlive this.
+  explicit Records(RecordsExecutor& executor) : executor_(executor) {}
+  Records(const Records&) = delete;
+  Records& operator=(const Records&) = delete;
+
+  // What the calls run on: wrap it to see every call's outcome (cairn-server notes kBusy).
+  RecordsExecutor& executor() const { return executor_; }
 
   // The value of key, or nullopt when absent or expired.
-  virtual Result<std::optional<std::string>> Get(std::string_view key) = 0;
+  Result<std::optional<std::string>> Get(std::string_view key);
 
   // Writes value under key as the options say.
-  virtual Result<SetResult> Set(std::string_view key, std::string_view value,
-                                const SetOptions& options = {}) = 0;
+  Result<SetResult> Set(std::string_view key, std::string_view value,
+                        const SetOptions& options = {});
 
   // Removes key. True if a live record was removed.
-  virtual Result<bool> Delete(std::string_view key) = 0;
+  Result<bool> Delete(std::string_view key);
 
   // Replaces the value with `desired` only if it currently equals `expected`. The new record's
   // expiry is `expiry` (default: keep the current one).
-  virtual Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
-                                           std::string_view desired,
-                                           Expiry expiry = Expiry::Keep()) = 0;
+  Result<CasResult> CompareAndSwap(std::string_view key, std::string_view expected,
+                                   std::string_view desired, Expiry expiry = Expiry::Keep());
 
   // Removes key only if its value equals `expected`. True if removed.
-  virtual Result<bool> CompareAndDelete(std::string_view key, std::string_view expected) = 0;
+  Result<bool> CompareAndDelete(std::string_view key, std::string_view expected);
 
   // Sets the key to expire ttl_ms from now. False if the key is absent.
   // REQUIRES: 0 < ttl_ms <= kMaxTtlMs.
-  virtual Result<bool> Expire(std::string_view key, std::int64_t ttl_ms) = 0;
+  Result<bool> Expire(std::string_view key, std::int64_t ttl_ms);
 
   // Sets the key to expire at the absolute time at_ms; a time at or before now deletes it.
   // False if the key is absent. REQUIRES: 0 < at_ms <= now + kMaxTtlMs.
-  virtual Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms) = 0;
+  Result<bool> ExpireAt(std::string_view key, std::int64_t at_ms);
 
   // Removes the key's expiry. True if the key had one.
-  virtual Result<bool> Persist(std::string_view key) = 0;
+  Result<bool> Persist(std::string_view key);
 
   // Remaining lifetime of key.
-  virtual Result<TtlState> GetTtl(std::string_view key) = 0;
+  Result<TtlState> GetTtl(std::string_view key);
 
   // Adds delta to the decimal integer stored at key (an absent key counts as 0) and returns the
   // new value. The key's expiry is kept. A value that is not a canonical decimal int64 is
   // kInvalidArgument; a result outside int64 is kOutOfRange; nothing is written then.
-  virtual Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta) = 0;
+  Result<std::int64_t> IncrBy(std::string_view key, std::int64_t delta);
 
   // One page of the live records whose keys start with request.prefix, in key order. Records
   // written or removed while a scan is under way may or may not be seen; every record present
   // for the whole scan is returned exactly once.
-  virtual Result<ScanPage> Scan(const ScanRequest& request) = 0;
+  Result<ScanPage> Scan(const ScanRequest& request);
 
   // What kind of value key holds (kNone when absent or expired).
-  virtual Result<KeyType> Type(std::string_view key) = 0;
+  Result<KeyType> Type(std::string_view key);
 
   // Moves the value of `from`, whatever its kind, and its expiry to `to`, replacing what `to`
   // held unless only_if_absent. A hash's fields (a list's items) are copied: O(their number).
-  virtual Result<RenameOutcome> Rename(std::string_view from, std::string_view to,
-                                       bool only_if_absent) = 0;
+  Result<RenameOutcome> Rename(std::string_view from, std::string_view to, bool only_if_absent);
 
   // Hashes. A hash exists while it has a field: writing the first creates it, removing the
   // last deletes it. Fields and values are binary; a field is at most kMaxKeyBytes, a value at
@@ -288,60 +338,53 @@ class Records {
   // a larger one as a row per field, for good once it has grown past that.
 
   // The value of a field, or nullopt when the field or the hash is absent.
-  virtual Result<std::optional<std::string>> HashGet(std::string_view key,
-                                                     std::string_view field) = 0;
+  Result<std::optional<std::string>> HashGet(std::string_view key, std::string_view field);
   // The values of several fields, in their order: HashGet of each, at one look at the hash.
-  virtual Result<std::vector<std::optional<std::string>>> HashGetMany(
-      std::string_view key, std::span<const std::string_view> fields) = 0;
+  Result<std::vector<std::optional<std::string>>> HashGetMany(
+      std::string_view key, std::span<const std::string_view> fields);
   // Writes the fields in order (a field named twice ends with its last value) and returns how
   // many of them were new.
-  virtual Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields) = 0;
+  Result<std::size_t> HashSet(std::string_view key, std::span<const HashField> fields);
   // Removes the fields and returns how many were present.
-  virtual Result<std::size_t> HashDelete(std::string_view key,
-                                         std::span<const std::string_view> fields) = 0;
+  Result<std::size_t> HashDelete(std::string_view key, std::span<const std::string_view> fields);
   // How many fields the hash has (0 when absent).
-  virtual Result<std::uint64_t> HashLength(std::string_view key) = 0;
+  Result<std::uint64_t> HashLength(std::string_view key);
   // One page of the hash's fields, in byte order. Fields written or removed during a scan may
   // or may not be seen; every field present for the whole scan is returned exactly once.
-  virtual Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request) = 0;
+  Result<HashPage> HashScan(std::string_view key, const MemberScanRequest& request);
 
   // Sets, as hashes without values: a set exists while it has a member. A member is at most
   // kMaxKeyBytes.
 
   // Adds the members; returns how many were not in the set.
-  virtual Result<std::size_t> SetAdd(std::string_view key,
-                                     std::span<const std::string_view> members) = 0;
+  Result<std::size_t> SetAdd(std::string_view key, std::span<const std::string_view> members);
   // Removes the members; returns how many were in the set.
-  virtual Result<std::size_t> SetRemove(std::string_view key,
-                                        std::span<const std::string_view> members) = 0;
-  virtual Result<bool> SetContains(std::string_view key, std::string_view member) = 0;
+  Result<std::size_t> SetRemove(std::string_view key, std::span<const std::string_view> members);
+  Result<bool> SetContains(std::string_view key, std::string_view member);
   // How many members the set has (0 when absent).
-  virtual Result<std::uint64_t> SetSize(std::string_view key) = 0;
+  Result<std::uint64_t> SetSize(std::string_view key);
   // One page of the set's members, in byte order, with HashScan's guarantees.
-  virtual Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request) = 0;
+  Result<SetPage> SetScan(std::string_view key, const MemberScanRequest& request);
 
   // Sorted sets: members (at most kMaxKeyBytes) with scores, ordered by score and then by
   // member bytes. A sorted set exists while it has a member.
 
   // The member's score, or nullopt.
-  virtual Result<std::optional<double>> ZSetScore(std::string_view key,
-                                                  std::string_view member) = 0;
+  Result<std::optional<double>> ZSetScore(std::string_view key, std::string_view member);
   // Writes the scores in order (a member named twice ends with its last score); returns how
   // many members were new. A NaN score is kInvalidArgument.
-  virtual Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries) = 0;
+  Result<std::size_t> ZSetPut(std::string_view key, std::span<const ZSetEntry> entries);
   // Removes the members; returns how many were present.
-  virtual Result<std::size_t> ZSetRemove(std::string_view key,
-                                         std::span<const std::string_view> members) = 0;
-  virtual Result<std::uint64_t> ZSetSize(std::string_view key) = 0;
+  Result<std::size_t> ZSetRemove(std::string_view key, std::span<const std::string_view> members);
+  Result<std::uint64_t> ZSetSize(std::string_view key);
   // The members the request selects, in its order. O(members visited): a rank range walks
   // from the start (or the end, reversed).
-  virtual Result<std::vector<ScoredMember>> ZSetRange(std::string_view key,
-                                                      const ZRangeRequest& request) = 0;
+  Result<std::vector<ScoredMember>> ZSetRange(std::string_view key, const ZRangeRequest& request);
   // The member's rank (0: lowest score; with `reverse`, 0: highest), or nullopt. O(rank).
-  virtual Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key,
-                                                        std::string_view member, bool reverse) = 0;
+  Result<std::optional<std::uint64_t>> ZSetRank(std::string_view key, std::string_view member,
+                                                bool reverse);
   // One page of members in byte order of the member, with HashScan's guarantees.
-  virtual Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request) = 0;
+  Result<ZSetPage> ZSetScan(std::string_view key, const MemberScanRequest& request);
 
   // Lists: items (binary, each at most kMaxValueBytes) in order, item 0 at the head. A list
   // exists while it has an item: pushing the first creates it, removing the last deletes it.
@@ -355,50 +398,44 @@ class Records {
   // Pushes the values one after another at `end` (pushing a, b, c at the head leaves c, b, a
   // in front) and returns the list's new length. With only_if_exists, an absent list is left
   // absent and the result is 0. REQUIRES: values is not empty.
-  virtual Result<std::uint64_t> ListPush(std::string_view key,
-                                         std::span<const std::string_view> values, ListEnd end,
-                                         bool only_if_exists) = 0;
+  Result<std::uint64_t> ListPush(std::string_view key, std::span<const std::string_view> values,
+                                 ListEnd end, bool only_if_exists);
   // Removes up to `count` items from `end` and returns them in the order removed; an empty
   // vector when count is 0. nullopt when the list is absent (then count is not looked at).
-  virtual Result<std::optional<std::vector<std::string>>> ListPop(std::string_view key, ListEnd end,
-                                                                  std::uint64_t count) = 0;
+  Result<std::optional<std::vector<std::string>>> ListPop(std::string_view key, ListEnd end,
+                                                          std::uint64_t count);
   // How many items the list has (0 when absent).
-  virtual Result<std::uint64_t> ListLength(std::string_view key) = 0;
+  Result<std::uint64_t> ListLength(std::string_view key);
   // The items from index start to index stop, both included, clamped to the list as Redis's
   // LRANGE clamps them; empty when the range holds none or the list is absent.
-  virtual Result<std::vector<std::string>> ListRange(std::string_view key, std::int64_t start,
-                                                     std::int64_t stop) = 0;
+  Result<std::vector<std::string>> ListRange(std::string_view key, std::int64_t start,
+                                             std::int64_t stop);
   // The item at index, or nullopt when the list is absent or has no such item.
-  virtual Result<std::optional<std::string>> ListIndex(std::string_view key,
-                                                       std::int64_t index) = 0;
+  Result<std::optional<std::string>> ListIndex(std::string_view key, std::int64_t index);
   // Replaces the item at index with value.
-  virtual Result<ListSetOutcome> ListSet(std::string_view key, std::int64_t index,
-                                         std::string_view value) = 0;
+  Result<ListSetOutcome> ListSet(std::string_view key, std::int64_t index, std::string_view value);
   // Removes items equal to value and returns how many: with count > 0 the first count of them
   // from the head, with count < 0 the first -count from the tail, with count 0 all of them.
-  virtual Result<std::uint64_t> ListRemove(std::string_view key, std::int64_t count,
-                                           std::string_view value) = 0;
+  Result<std::uint64_t> ListRemove(std::string_view key, std::int64_t count,
+                                   std::string_view value);
   // Keeps only the items from index start to index stop (clamped as ListRange clamps them;
   // a range that holds none deletes the list) and returns how many items are left.
-  virtual Result<std::uint64_t> ListTrim(std::string_view key, std::int64_t start,
-                                         std::int64_t stop) = 0;
+  Result<std::uint64_t> ListTrim(std::string_view key, std::int64_t start, std::int64_t stop);
   // Inserts value just before (or after) the first item equal to pivot, walking from the
   // head. Returns the new length, -1 when no item equals pivot, 0 when the list is absent.
-  virtual Result<std::int64_t> ListInsert(std::string_view key, bool before, std::string_view pivot,
-                                          std::string_view value) = 0;
+  Result<std::int64_t> ListInsert(std::string_view key, bool before, std::string_view pivot,
+                                  std::string_view value);
   // The indexes (from the head) of the items equal to value that options select, in the order
   // met: ascending for a positive rank, descending for a negative one. Empty when none match
   // or the list is absent. kInvalidArgument for a rank of 0 or INT64_MIN.
-  virtual Result<std::vector<std::uint64_t>> ListPosition(std::string_view key,
-                                                          std::string_view value,
-                                                          const ListPositionOptions& options) = 0;
+  Result<std::vector<std::uint64_t>> ListPosition(std::string_view key, std::string_view value,
+                                                  const ListPositionOptions& options);
   // Pops an item from `from_end` of source and pushes it at `to_end` of destination, creating
   // it if absent, and returns the item; nullopt (and nothing written) when source is absent.
   // kWrongType when source is not a list, or destination holds something else (then nothing
   // is written). Source and destination may be the same list: it then rotates.
-  virtual Result<std::optional<std::string>> ListMove(std::string_view source,
-                                                      std::string_view destination,
-                                                      ListEnd from_end, ListEnd to_end) = 0;
+  Result<std::optional<std::string>> ListMove(std::string_view source, std::string_view destination,
+                                              ListEnd from_end, ListEnd to_end);
 
   // Streams: append-only logs of entries (field-value pairs) ordered by id. Unlike the other
   // kinds a stream may be empty: it is created by its first StreamAdd and lives until deleted
@@ -407,19 +444,19 @@ class Records {
   // returned), a delete O(ids given). Every call answers kWrongType for a key of another kind.
 
   // Adds an entry with the fields (REQUIRES: at least one) as options say, then trims.
-  virtual Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
-                                            const StreamAddOptions& options) = 0;
+  Result<StreamAddResult> StreamAdd(std::string_view key, std::span<const HashField> fields,
+                                    const StreamAddOptions& options);
   // How many entries the stream has (0 when absent).
-  virtual Result<std::uint64_t> StreamLength(std::string_view key) = 0;
+  Result<std::uint64_t> StreamLength(std::string_view key);
   // The entries the request selects, in its order; empty when the stream is absent.
-  virtual Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
-                                                       const StreamRangeRequest& request) = 0;
+  Result<std::vector<StreamEntry>> StreamRange(std::string_view key,
+                                               const StreamRangeRequest& request);
   // Removes the entries with these ids and returns how many there were.
-  virtual Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids) = 0;
+  Result<std::size_t> StreamDelete(std::string_view key, std::span<const StreamId> ids);
   // Removes the oldest entries as the rule says; returns how many.
-  virtual Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule) = 0;
+  Result<std::uint64_t> StreamTrim(std::string_view key, const StreamTrimRule& rule);
   // The stream's summary, or nullopt when it is absent.
-  virtual Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key) = 0;
+  Result<std::optional<StreamSummary>> StreamDescribe(std::string_view key);
 
   // Consumer groups of streams (stream_groups.h), each call one atomic step of Redis's group
   // commands. A call on a key with no stream answers kNoStream, on a group the stream has not
@@ -429,55 +466,51 @@ class Records {
 
   // Creates the group at `position`; with make_stream, creates an absent stream (empty)
   // first.
-  virtual Result<StreamGroupOutcome> StreamGroupCreate(std::string_view key, std::string_view group,
-                                                       const StreamGroupPosition& position,
-                                                       bool make_stream) = 0;
+  Result<StreamGroupOutcome> StreamGroupCreate(std::string_view key, std::string_view group,
+                                               const StreamGroupPosition& position,
+                                               bool make_stream);
   // Moves the group's last delivered id (and entries-read count) to `position`.
-  virtual Result<StreamGroupOutcome> StreamGroupSetPosition(
-      std::string_view key, std::string_view group, const StreamGroupPosition& position) = 0;
+  Result<StreamGroupOutcome> StreamGroupSetPosition(std::string_view key, std::string_view group,
+                                                    const StreamGroupPosition& position);
   // Deletes the group with its consumers and pending entries.
-  virtual Result<StreamGroupOutcome> StreamGroupDestroy(std::string_view key,
-                                                        std::string_view group) = 0;
+  Result<StreamGroupOutcome> StreamGroupDestroy(std::string_view key, std::string_view group);
   // Adds a consumer with nothing pending.
-  virtual Result<StreamGroupOutcome> StreamConsumerCreate(std::string_view key,
-                                                          std::string_view group,
-                                                          std::string_view consumer) = 0;
+  Result<StreamGroupOutcome> StreamConsumerCreate(std::string_view key, std::string_view group,
+                                                  std::string_view consumer);
   // Deletes the consumer with its pending entries (no longer pending for anyone) and returns
   // how many it had; 0 when it did not exist.
-  virtual Result<std::pair<StreamGroupOutcome, std::uint64_t>> StreamConsumerDelete(
-      std::string_view key, std::string_view group, std::string_view consumer) = 0;
+  Result<std::pair<StreamGroupOutcome, std::uint64_t>> StreamConsumerDelete(
+      std::string_view key, std::string_view group, std::string_view consumer);
   // Redis's XREADGROUP on one stream: creates the consumer if new, then delivers as the
   // request says, updating the group's position and pending entries.
-  virtual Result<StreamGroupReadResult> StreamReadGroup(std::string_view key,
-                                                        std::string_view group,
-                                                        std::string_view consumer,
-                                                        const StreamGroupReadRequest& request) = 0;
+  Result<StreamGroupReadResult> StreamReadGroup(std::string_view key, std::string_view group,
+                                                std::string_view consumer,
+                                                const StreamGroupReadRequest& request);
   // Acknowledges the pending entries with these ids (no longer pending); returns how many were
   // pending (an id given twice counts once). 0 when the stream or group is absent.
-  virtual Result<std::uint64_t> StreamAck(std::string_view key, std::string_view group,
-                                          std::span<const StreamId> ids) = 0;
+  Result<std::uint64_t> StreamAck(std::string_view key, std::string_view group,
+                                  std::span<const StreamId> ids);
   // The summary of the group's pending entries (result.summary).
-  virtual Result<StreamPendingResult> StreamPendingSummarize(std::string_view key,
-                                                             std::string_view group) = 0;
+  Result<StreamPendingResult> StreamPendingSummarize(std::string_view key, std::string_view group);
   // The group's pending entries the request selects (result.entries).
-  virtual Result<StreamPendingResult> StreamPendingRange(std::string_view key,
-                                                         std::string_view group,
-                                                         const StreamPendingRequest& request) = 0;
+  Result<StreamPendingResult> StreamPendingRange(std::string_view key, std::string_view group,
+                                                 const StreamPendingRequest& request);
   // Redis's XCLAIM. An id pending whose entry was deleted stops being pending.
-  virtual Result<StreamClaimResult> StreamClaim(std::string_view key, std::string_view group,
-                                                std::string_view consumer,
-                                                const StreamClaimRequest& request) = 0;
+  Result<StreamClaimResult> StreamClaim(std::string_view key, std::string_view group,
+                                        std::string_view consumer,
+                                        const StreamClaimRequest& request);
   // Redis's XAUTOCLAIM. Pending ids whose entries were deleted stop being pending and are
   // reported in result.deleted; each counts against request.count.
-  virtual Result<StreamClaimResult> StreamAutoClaim(std::string_view key, std::string_view group,
-                                                    std::string_view consumer,
-                                                    const StreamAutoClaimRequest& request) = 0;
+  Result<StreamClaimResult> StreamAutoClaim(std::string_view key, std::string_view group,
+                                            std::string_view consumer,
+                                            const StreamAutoClaimRequest& request);
   // The stream's groups, by name; nullopt when the stream is absent.
-  virtual Result<std::optional<std::vector<StreamGroupInfo>>> StreamGroups(
-      std::string_view key) = 0;
+  Result<std::optional<std::vector<StreamGroupInfo>>> StreamGroups(std::string_view key);
   // The group's consumers, by name.
-  virtual Result<StreamConsumersResult> StreamConsumers(std::string_view key,
-                                                        std::string_view group) = 0;
+  Result<StreamConsumersResult> StreamConsumers(std::string_view key, std::string_view group);
+
+ private:
+  RecordsExecutor& executor_;
 };
 
 }  // namespace cairn
