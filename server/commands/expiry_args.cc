@@ -1,37 +1,27 @@
 #include "commands/expiry_args.h"
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
 #include "commands/errors.h"
 
 namespace cairn::server {
 
-std::optional<ExpiryUnit> ExpiryOption(std::string_view word) {
-  if (EqualsIgnoreCase(word, "ex")) return ExpiryUnit::kSeconds;
-  if (EqualsIgnoreCase(word, "px")) return ExpiryUnit::kMilliseconds;
-  if (EqualsIgnoreCase(word, "exat")) return ExpiryUnit::kUnixSeconds;
-  if (EqualsIgnoreCase(word, "pxat")) return ExpiryUnit::kUnixMilliseconds;
-  return std::nullopt;
+std::optional<ExpiryUnit> TakeExpiryUnit(OptionParser& p) {
+  // In ExpiryUnit's order.
+  const std::optional<std::size_t> word = p.OneOf({"ex", "px", "exat", "pxat"});
+  if (!word) return std::nullopt;
+  return static_cast<ExpiryUnit>(*word);
 }
 
-std::optional<Expiry> ParseExpiry(std::string_view value, ExpiryUnit unit, std::string_view command,
-                                  std::int64_t now_ms, std::string* error) {
-  const std::optional<std::int64_t> n = ParseInt64(value);
-  if (!n) {
-    *error = kNotInteger;
-    return std::nullopt;
-  }
+Parsed<Expiry> TakeExpiry(OptionParser& p, ExpiryUnit unit, std::string_view command,
+                          std::int64_t now_ms) {
+  const Parsed<std::int64_t> n = p.Integer();
+  if (!n.ok()) return Parsed<Expiry>::Error(n.error());
   const bool seconds = unit == ExpiryUnit::kSeconds || unit == ExpiryUnit::kUnixSeconds;
   if (*n <= 0 || (seconds && *n > INT64_MAX / 1000)) {
-    *error = InvalidExpire(command);
-    return std::nullopt;
+    return Parsed<Expiry>::Error(InvalidExpire(command));
   }
   const std::int64_t ms = seconds ? *n * 1000 : *n;
   if (unit == ExpiryUnit::kSeconds || unit == ExpiryUnit::kMilliseconds) {
-    if (ms > INT64_MAX - now_ms) {
-      *error = InvalidExpire(command);
-      return std::nullopt;
-    }
+    if (ms > INT64_MAX - now_ms) return Parsed<Expiry>::Error(InvalidExpire(command));
     return Expiry::At(now_ms + ms);
   }
   return Expiry::At(ms);

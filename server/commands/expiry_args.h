@@ -9,16 +9,18 @@
 #include <string_view>
 
 #include "cairn/records.h"
+#include "commands/option_parser.h"
 
 namespace cairn::server {
 
 enum class ExpiryUnit { kSeconds, kMilliseconds, kUnixSeconds, kUnixMilliseconds };
 
-// Converts an expiry argument to an Expiry; on error fills *error with the reply text.
-std::optional<Expiry> ParseExpiry(std::string_view value, ExpiryUnit unit, std::string_view command,
-                                  std::int64_t now_ms, std::string* error);
+// Takes the next argument when it is an expiry option word (EX, PX, EXAT, PXAT, any case) and
+// answers its unit; nullopt (taking nothing) for any other argument.
+std::optional<ExpiryUnit> TakeExpiryUnit(OptionParser& p);
 
-// The unit an option word names (EX, PX, EXAT, PXAT, any case); nullopt for other words.
-std::optional<ExpiryUnit> ExpiryOption(std::string_view word);
+// Takes the next argument as an expiry in `unit`, checked as the top of this file says.
+Parsed<Expiry> TakeExpiry(OptionParser& p, ExpiryUnit unit, std::string_view command,
+                          std::int64_t now_ms);
 
 }  // namespace cairn::server

@@ -11,6 +11,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/keyspace_scan.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "config/server_config.h"
 
@@ -78,19 +79,12 @@ void ExpireGeneric(CommandContext& ctx, bool seconds, bool absolute, std::string
   const std::optional<std::int64_t> n = ParseInt64(ctx.args[2]);
   if (!n) return ctx.reply.Error(kNotInteger);
   bool nx = false, xx = false, gt = false, lt = false;
-  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
-    const std::string_view w = ctx.args[i];
-    if (EqualsIgnoreCase(w, "nx")) {
-      nx = true;
-    } else if (EqualsIgnoreCase(w, "xx")) {
-      xx = true;
-    } else if (EqualsIgnoreCase(w, "gt")) {
-      gt = true;
-    } else if (EqualsIgnoreCase(w, "lt")) {
-      lt = true;
-    } else {
-      return ctx.reply.Error("ERR Unsupported option " + std::string(w));
-    }
+  bool* const flags[] = {&nx, &xx, &gt, &lt};
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    const std::optional<std::size_t> flag = p.OneOf({"nx", "xx", "gt", "lt"});
+    if (!flag) return ctx.reply.Error("ERR Unsupported option " + std::string(*p.Text()));
+    *flags[*flag] = true;
   }
   if (nx && (xx || gt || lt)) {
     return ctx.reply.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
@@ -203,18 +197,16 @@ void Scan(CommandContext& ctx) {
   }
   std::optional<std::string_view> pattern, type;
   std::int64_t count = 10;
-  for (std::size_t i = 2; i < ctx.args.size(); i += 2) {
-    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
-    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
-    if (EqualsIgnoreCase(option, "match")) {
-      pattern = value;
-    } else if (EqualsIgnoreCase(option, "count")) {
-      const std::optional<std::int64_t> n = ParseInt64(value);
-      if (!n) return ctx.reply.Error(kNotInteger);
-      if (*n < 1) return ctx.reply.Error(kSyntaxError);
-      count = *n;
-    } else if (EqualsIgnoreCase(option, "type")) {
-      type = value;
+  OptionParser p(ctx.args, 2);
+  while (!p.Done()) {
+    if (p.Left() < 2) return ctx.reply.Error(kSyntaxError);  // Options come in pairs.
+    if (p.Word("match")) {
+      pattern = *p.Text();
+    } else if (p.Word("count")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, count, p.Integer());
+      if (count < 1) return ctx.reply.Error(kSyntaxError);
+    } else if (p.Word("type")) {
+      type = *p.Text();
     } else {
       return ctx.reply.Error(kSyntaxError);
     }

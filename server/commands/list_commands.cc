@@ -14,6 +14,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/multi_pop.h"
+#include "commands/option_parser.h"
 
 namespace cairn::server {
 namespace {
@@ -154,12 +155,14 @@ void LInsert(CommandContext& ctx) {
 void LPos(CommandContext& ctx) {
   ListPositionOptions options;
   bool with_count = false;
-  for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
-    if (i + 1 >= ctx.args.size()) return ctx.reply.Error(kSyntaxError);
-    const std::string_view option = ctx.args[i];
-    const std::optional<std::int64_t> n = ParseInt64(ctx.args[i + 1]);
-    if (EqualsIgnoreCase(option, "rank")) {
-      if (!n) return ctx.reply.Error(kNotInteger);
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    if (p.Left() < 2) return ctx.reply.Error(kSyntaxError);  // Options come in pairs.
+    const std::optional<std::size_t> option = p.OneOf({"rank", "count", "maxlen"});
+    if (!option) return ctx.reply.Error(kSyntaxError);
+    const Parsed<std::int64_t> n = p.Integer();
+    if (*option == 0) {
+      if (!n.ok()) return ctx.reply.Error(kNotInteger);
       if (*n == INT64_MIN) {
         return ctx.reply.Error(
             "ERR value is out of range, value must between -9223372036854775807 and "
@@ -171,15 +174,13 @@ void LPos(CommandContext& ctx) {
             "or use negative to start from the end of the list");
       }
       options.rank = *n;
-    } else if (EqualsIgnoreCase(option, "count")) {
-      if (!n || *n < 0) return ctx.reply.Error("ERR COUNT can't be negative");
+    } else if (*option == 1) {
+      if (!n.ok() || *n < 0) return ctx.reply.Error("ERR COUNT can't be negative");
       options.count = static_cast<std::uint64_t>(*n);
       with_count = true;
-    } else if (EqualsIgnoreCase(option, "maxlen")) {
-      if (!n || *n < 0) return ctx.reply.Error("ERR MAXLEN can't be negative");
-      options.max_len = static_cast<std::uint64_t>(*n);
     } else {
-      return ctx.reply.Error(kSyntaxError);
+      if (!n.ok() || *n < 0) return ctx.reply.Error("ERR MAXLEN can't be negative");
+      options.max_len = static_cast<std::uint64_t>(*n);
     }
   }
   Result<std::vector<std::uint64_t>> found =

@@ -21,6 +21,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/option_parser.h"
 #include "commands/parked_call.h"
 #include "commands/server_state.h"
 
@@ -58,30 +59,6 @@ void ReplyNotOwner(CommandContext& ctx, const JobRef& job) {
   ctx.reply.Error("NOTOWNER the token does not hold job '" + job.job_id + "' in group '" +
                   job.group + "' of queue '" + job.queue +
                   "': its lease lapsed, or it was acked or failed");
-}
-
-// An integer argument in [min, max], checked here where the library takes a narrower type
-// than int64 (a larger number would wrap). `name` is the option word, for the message.
-std::optional<std::int64_t> ParseBounded(CommandContext& ctx, std::string_view arg,
-                                         std::string_view name, std::int64_t min,
-                                         std::int64_t max) {
-  const std::optional<std::int64_t> n = ParseInt64(arg);
-  if (!n) {
-    ctx.reply.Error(kNotInteger);
-    return std::nullopt;
-  }
-  if (*n < min || *n > max) {
-    ctx.reply.Error("ERR " + std::string(name) + " must be between " + std::to_string(min) +
-                    " and " + std::to_string(max));
-    return std::nullopt;
-  }
-  return n;
-}
-
-std::optional<std::int64_t> ParseInteger(CommandContext& ctx, std::string_view arg) {
-  const std::optional<std::int64_t> n = ParseInt64(arg);
-  if (!n) ctx.reply.Error(kNotInteger);
-  return n;
 }
 
 std::string_view StateName(JobState state) {
@@ -122,60 +99,44 @@ void Add(CommandContext& ctx) {
   bool has_id = false, has_due = false, has_attempts = false, has_backoff = false;
   bool has_dedup = false;
   std::optional<double> jitter;
-  for (std::size_t i = 3; i < args.size(); ++i) {
-    const std::string_view word = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (EqualsIgnoreCase(word, "id") && !has_id && has_value) {
+  OptionParser p(args, 3);
+  while (!p.Done()) {
+    if (!has_id && p.Word("id")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::string_view id, p.Text());
       // The library reads an empty id as "pick a random one", which would silently drop the
       // deduplication the caller asked for.
-      if (args[++i].empty()) return ctx.reply.Error("ERR ID must not be empty");
-      options.job_id = std::string(args[i]);
+      if (id.empty()) return ctx.reply.Error("ERR ID must not be empty");
+      options.job_id = std::string(id);
       has_id = true;
-    } else if (EqualsIgnoreCase(word, "delay") && !has_due && has_value) {
-      const std::optional<std::int64_t> ms = ParseInteger(ctx, args[++i]);
-      if (!ms) return;
-      options.delay_ms = *ms;
+    } else if (!has_due && p.Word("delay")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, options.delay_ms, p.Integer());
       has_due = true;
-    } else if (EqualsIgnoreCase(word, "runat") && !has_due && has_value) {
-      const std::optional<std::int64_t> at = ParseInteger(ctx, args[++i]);
-      if (!at) return;
-      options.run_at_ms = *at;
+    } else if (!has_due && p.Word("runat")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, options.run_at_ms, p.Integer());
       has_due = true;
-    } else if (EqualsIgnoreCase(word, "maxattempts") && !has_attempts && has_value) {
-      const std::optional<std::int64_t> n =
-          ParseBounded(ctx, args[++i], "MAXATTEMPTS", 1, kMaxJobAttempts);
-      if (!n) return;
-      options.max_attempts = static_cast<std::uint32_t>(*n);
+    } else if (!has_attempts && p.Word("maxattempts")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t n,
+                         p.Integer(1, kMaxJobAttempts, "MAXATTEMPTS"));
+      options.max_attempts = static_cast<std::uint32_t>(n);
       has_attempts = true;
-    } else if (EqualsIgnoreCase(word, "backoff") && !has_backoff && i + 2 < args.size()) {
-      const std::string_view kind = args[i + 1];
-      const bool fixed = EqualsIgnoreCase(kind, "fixed");
-      if (!fixed && !EqualsIgnoreCase(kind, "exponential")) return ctx.reply.Error(kSyntaxError);
-      const std::optional<std::int64_t> base = ParseInteger(ctx, args[i + 2]);
-      if (!base) return;
-      i += 2;
-      if (fixed) {
-        options.backoff = Backoff::Fixed(*base);
+    } else if (!has_backoff && p.Word("backoff")) {
+      const std::optional<std::size_t> kind = p.OneOf({"fixed", "exponential"});
+      if (!kind) return ctx.reply.Error(kSyntaxError);
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t base, p.Integer());
+      if (*kind == 0) {
+        options.backoff = Backoff::Fixed(base);
       } else {
         // The cap is optional; the next argument is it when it is an integer (option words
         // never are). Without one, the library's default, raised to the base if need be.
-        std::int64_t max_ms = std::max(*base, kDefaultBackoffMaxMs);
-        if (i + 1 < args.size()) {
-          if (const std::optional<std::int64_t> cap = ParseInt64(args[i + 1])) {
-            max_ms = *cap;
-            ++i;
-          }
-        }
-        options.backoff = Backoff::Exponential(*base, max_ms);
+        std::int64_t max_ms = std::max(base, kDefaultBackoffMaxMs);
+        if (!p.Done() && ParseInt64(args[p.Position()])) max_ms = *p.Integer();
+        options.backoff = Backoff::Exponential(base, max_ms);
       }
       has_backoff = true;
-    } else if (EqualsIgnoreCase(word, "jitter") && !jitter && has_value) {
-      jitter = ParseDouble(args[++i]);
-      if (!jitter) return ctx.reply.Error(kNotFloat);
-    } else if (EqualsIgnoreCase(word, "dedupwindow") && !has_dedup && has_value) {
-      const std::optional<std::int64_t> ms = ParseInteger(ctx, args[++i]);
-      if (!ms) return;
-      options.dedup_window_ms = *ms;
+    } else if (!jitter && p.Word("jitter")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, jitter, p.Double());
+    } else if (!has_dedup && p.Word("dedupwindow")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, options.dedup_window_ms, p.Integer());
       has_dedup = true;
     } else {
       return ctx.reply.Error(kSyntaxError);
@@ -296,22 +257,18 @@ void Claim(CommandContext& ctx) {
   ClaimOptions options;
   bool has_count = false, has_visibility = false;
   std::optional<std::int64_t> block_ms;
-  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    const bool has_value = i + 1 < ctx.args.size();
-    if (EqualsIgnoreCase(word, "count") && !has_count && has_value) {
-      const std::optional<std::int64_t> n =
-          ParseBounded(ctx, ctx.args[++i], "COUNT", 1, kMaxClaimBatch);
-      if (!n) return;
-      options.max_jobs = static_cast<std::uint32_t>(*n);
+  OptionParser p(ctx.args, 4);
+  while (!p.Done()) {
+    if (!has_count && p.Word("count")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t n, p.Integer(1, kMaxClaimBatch, "COUNT"));
+      options.max_jobs = static_cast<std::uint32_t>(n);
       has_count = true;
-    } else if (EqualsIgnoreCase(word, "visibility") && !has_visibility && has_value) {
-      const std::optional<std::int64_t> ms = ParseInteger(ctx, ctx.args[++i]);
-      if (!ms) return;
-      options.visibility_ms = *ms;
+    } else if (!has_visibility && p.Word("visibility")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, options.visibility_ms, p.Integer());
       has_visibility = true;
-    } else if (EqualsIgnoreCase(word, "block") && !block_ms && has_value) {
-      block_ms = ParseBlockMs(ctx.args[++i], ctx.reply);
+    } else if (!block_ms && p.Word("block")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::string_view timeout, p.Text());
+      block_ms = ParseBlockMs(timeout, ctx.reply);
       if (!block_ms) return;
     } else {
       return ctx.reply.Error(kSyntaxError);
@@ -345,11 +302,10 @@ void Ack(CommandContext& ctx) {
 
 // QUEUE.EXTEND queue group job_id token ms: the new lease deadline (ms since the epoch).
 void Extend(CommandContext& ctx) {
-  const std::optional<std::int64_t> ms = ParseInteger(ctx, ctx.args[5]);
-  if (!ms) return;
+  CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t ms, OptionParser(ctx.args, 5).Integer());
   const JobRef job = RefFromArgs(ctx);
   std::int64_t deadline_ms = 0;
-  Result<OwnerResult> result = Queues(ctx).Extend(job, *ms, &deadline_ms);
+  Result<OwnerResult> result = Queues(ctx).Extend(job, ms, &deadline_ms);
   if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
   if (*result == OwnerResult::kNotOwner) return ReplyNotOwner(ctx, job);
   ctx.reply.Integer(deadline_ms);
@@ -383,11 +339,10 @@ void DeadList(CommandContext& ctx) {
   std::string cursor;
   std::int64_t count = kDefaultDeadPage;
   bool has_cursor = false, has_count = false;
-  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    const bool has_value = i + 1 < ctx.args.size();
-    if (EqualsIgnoreCase(word, "cursor") && !has_cursor && has_value) {
-      const std::string_view c = ctx.args[++i];
+  OptionParser p(ctx.args, 4);
+  while (!p.Done()) {
+    if (!has_cursor && p.Word("cursor")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::string_view c, p.Text());
       if (c != "0") {
         bool valid = c.size() == kDeadCursorLength;
         for (char ch : c) valid = valid && ((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'));
@@ -395,11 +350,8 @@ void DeadList(CommandContext& ctx) {
         cursor = std::string(c);
       }
       has_cursor = true;
-    } else if (EqualsIgnoreCase(word, "count") && !has_count && has_value) {
-      const std::optional<std::int64_t> n =
-          ParseBounded(ctx, ctx.args[++i], "COUNT", 1, kMaxDeadPage);
-      if (!n) return;
-      count = *n;
+    } else if (!has_count && p.Word("count")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, count, p.Integer(1, kMaxDeadPage, "COUNT"));
       has_count = true;
     } else {
       return ctx.reply.Error(kSyntaxError);

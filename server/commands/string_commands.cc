@@ -33,23 +33,19 @@ void Get(CommandContext& ctx) {
 void Set(CommandContext& ctx) {
   SetOptions options;
   bool get = false, has_expiry = false;
-  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    if (EqualsIgnoreCase(word, "nx") && options.condition != SetCondition::kIfPresent) {
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    if (options.condition != SetCondition::kIfPresent && p.Word("nx")) {
       options.condition = SetCondition::kIfAbsent;
-    } else if (EqualsIgnoreCase(word, "xx") && options.condition != SetCondition::kIfAbsent) {
+    } else if (options.condition != SetCondition::kIfAbsent && p.Word("xx")) {
       options.condition = SetCondition::kIfPresent;
-    } else if (EqualsIgnoreCase(word, "get")) {
+    } else if (p.Word("get")) {
       get = true;
-    } else if (EqualsIgnoreCase(word, "keepttl") && !has_expiry) {
+    } else if (!has_expiry && p.Word("keepttl")) {
       options.expiry = Expiry::Keep();
       has_expiry = true;
-    } else if (const auto unit = ExpiryOption(word);
-               unit && !has_expiry && i + 1 < ctx.args.size()) {
-      std::string error;
-      std::optional<Expiry> expiry = ParseExpiry(ctx.args[++i], *unit, "set", Now(ctx), &error);
-      if (!expiry) return ctx.reply.Error(error);
-      options.expiry = *expiry;
+    } else if (const auto unit = has_expiry ? std::nullopt : TakeExpiryUnit(p)) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, options.expiry, TakeExpiry(p, *unit, "set", Now(ctx)));
       has_expiry = true;
     } else {
       return ctx.reply.Error(kSyntaxError);
@@ -70,10 +66,9 @@ void SetNx(CommandContext& ctx) {
 }
 
 void SetWithExpiry(CommandContext& ctx, ExpiryUnit unit, std::string_view name) {
-  std::string error;
-  std::optional<Expiry> expiry = ParseExpiry(ctx.args[2], unit, name, Now(ctx), &error);
-  if (!expiry) return ctx.reply.Error(error);
-  Result<SetResult> result = ctx.data.Set(ctx.args[1], ctx.args[3], {.expiry = *expiry});
+  OptionParser p(ctx.args, 2);
+  CAIRN_ARG_OR_REPLY(ctx.reply, const Expiry expiry, TakeExpiry(p, unit, name, Now(ctx)));
+  Result<SetResult> result = ctx.data.Set(ctx.args[1], ctx.args[3], {.expiry = expiry});
   if (!result.ok()) return ReplyStatus(ctx.reply, result.status());
   ctx.reply.Ok();
 }
@@ -106,15 +101,13 @@ void GetDel(CommandContext& ctx) {
 void GetEx(CommandContext& ctx) {
   std::optional<Expiry> expiry;
   bool persist = false;
-  for (std::size_t i = 2; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
+  OptionParser p(ctx.args, 2);
+  while (!p.Done()) {
     const bool first = !expiry && !persist;
-    if (EqualsIgnoreCase(word, "persist") && first) {
+    if (first && p.Word("persist")) {
       persist = true;
-    } else if (const auto unit = ExpiryOption(word); unit && first && i + 1 < ctx.args.size()) {
-      std::string error;
-      expiry = ParseExpiry(ctx.args[++i], *unit, "getex", Now(ctx), &error);
-      if (!expiry) return ctx.reply.Error(error);
+    } else if (const auto unit = first ? TakeExpiryUnit(p) : std::nullopt) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, expiry, TakeExpiry(p, *unit, "getex", Now(ctx)));
     } else {
       return ctx.reply.Error(kSyntaxError);
     }

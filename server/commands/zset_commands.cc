@@ -17,6 +17,7 @@
 #include "commands/errors.h"
 #include "commands/member_commands.h"
 #include "commands/multi_pop.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "commands/zset_support.h"
 #include "config/server_config.h"
@@ -96,26 +97,25 @@ std::optional<RangeCommand> ParseRange(CommandContext& ctx, std::size_t first, R
   bool rev_given = syntax != RangeSyntax::kZRange;
   std::int64_t offset = 0, limit = -1;
   const auto& args = ctx.args;
-  for (std::size_t i = first + 2; i < args.size(); ++i) {
-    const std::string_view opt = args[i];
-    if (allow_scores && EqualsIgnoreCase(opt, "withscores")) {
+  OptionParser p(args, first + 2);
+  while (!p.Done()) {
+    if (allow_scores && p.Word("withscores")) {
       cmd.with_scores = true;
-    } else if (EqualsIgnoreCase(opt, "limit") && i + 2 < args.size()) {
-      const std::optional<std::int64_t> o = ParseInt64(args[i + 1]);
-      const std::optional<std::int64_t> l = ParseInt64(args[i + 2]);
-      if (!o || !l) {
+    } else if (p.Left() >= 3 && p.Word("limit")) {  // LIMIT without both values: syntax.
+      const Parsed<std::int64_t> o = p.Integer();
+      const Parsed<std::int64_t> l = p.Integer();
+      if (!o.ok() || !l.ok()) {
         ctx.reply.Error(kNotInteger);
         return std::nullopt;
       }
       offset = *o;
       limit = *l;
-      i += 2;
-    } else if (!rev_given && EqualsIgnoreCase(opt, "rev")) {
+    } else if (!rev_given && p.Word("rev")) {
       rev_given = true;
       r.reverse = true;
-    } else if (!by && EqualsIgnoreCase(opt, "bylex")) {
+    } else if (!by && p.Word("bylex")) {
       by = By::kLex;
-    } else if (!by && EqualsIgnoreCase(opt, "byscore")) {
+    } else if (!by && p.Word("byscore")) {
       by = By::kScore;
     } else {
       ctx.reply.Error(kSyntaxError);
@@ -255,26 +255,14 @@ std::optional<double> NewScore(const AddFlags& f, std::optional<double> current,
 // ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member …]
 void ZAdd(CommandContext& ctx) {
   AddFlags f;
-  std::size_t i = 2;
-  for (; i < ctx.args.size(); ++i) {
-    const std::string_view a = ctx.args[i];
-    if (EqualsIgnoreCase(a, "nx")) {
-      f.nx = true;
-    } else if (EqualsIgnoreCase(a, "xx")) {
-      f.xx = true;
-    } else if (EqualsIgnoreCase(a, "gt")) {
-      f.gt = true;
-    } else if (EqualsIgnoreCase(a, "lt")) {
-      f.lt = true;
-    } else if (EqualsIgnoreCase(a, "ch")) {
-      f.ch = true;
-    } else if (EqualsIgnoreCase(a, "incr")) {
-      f.incr = true;
-    } else {
-      break;
-    }
+  OptionParser p(ctx.args, 2);
+  // The flags come first, in any order; the first other argument starts the pairs.
+  bool* const flags[] = {&f.nx, &f.xx, &f.gt, &f.lt, &f.ch, &f.incr};
+  while (const std::optional<std::size_t> flag = p.OneOf({"nx", "xx", "gt", "lt", "ch", "incr"})) {
+    *flags[*flag] = true;
   }
-  const std::size_t elements = ctx.args.size() - i;
+  std::size_t i = p.Position();
+  const std::size_t elements = p.Left();
   if (elements == 0 || elements % 2 != 0) return ctx.reply.Error(kSyntaxError);
   if (f.nx && f.xx) {
     return ctx.reply.Error("ERR XX and NX options at the same time are not compatible");
