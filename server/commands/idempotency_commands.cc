@@ -18,6 +18,7 @@
 #include "commands/ascii.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 
@@ -76,16 +77,10 @@ std::optional<IdempotencyKey> ParseKey(CommandContext& ctx) {
 // A lock or result duration in milliseconds: an integer (else Redis's "not an integer") in
 // (0, kMaxTtlMs] (else Redis's "invalid expire time", as SET PX 0 answers). Replies the error
 // itself and returns nullopt when the argument is bad.
-std::optional<std::int64_t> ParseMs(CommandContext& ctx, std::string_view arg,
-                                    std::string_view command) {
-  const std::optional<std::int64_t> ms = ParseInt64(arg);
-  if (!ms) {
-    ctx.reply.Error(kNotInteger);
-    return std::nullopt;
-  }
-  if (*ms <= 0 || *ms > kMaxTtlMs) {
-    ctx.reply.Error(InvalidExpire(command));
-    return std::nullopt;
+Parsed<std::int64_t> TakeMs(OptionParser& p, std::string_view command) {
+  Parsed<std::int64_t> ms = p.Integer();
+  if (ms.ok() && (*ms <= 0 || *ms > kMaxTtlMs)) {
+    return Parsed<std::int64_t>::Error(InvalidExpire(command));
   }
   return ms;
 }
@@ -121,12 +116,11 @@ std::string_view OutcomeName(const Outcome& outcome) {
 void Claim(CommandContext& ctx) {
   std::optional<std::int64_t> lock_ms;
   bool json = false;
-  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    if (EqualsIgnoreCase(word, "lock") && !lock_ms && i + 1 < ctx.args.size()) {
-      lock_ms = ParseMs(ctx, ctx.args[++i], "idem.claim");
-      if (!lock_ms) return;
-    } else if (EqualsIgnoreCase(word, "json") && !json) {
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    if (!lock_ms && p.Word("lock")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, lock_ms, TakeMs(p, "idem.claim"));
+    } else if (!json && p.Word("json")) {
       json = true;
     } else {
       return ctx.reply.Error(kSyntaxError);
@@ -174,20 +168,18 @@ void Complete(CommandContext& ctx) {
   outcome.body = std::string(ctx.args[3]);
   bool has_status = false;
   std::optional<std::int64_t> ttl_ms;
-  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    const bool more = i + 1 < ctx.args.size();
-    if (EqualsIgnoreCase(word, "status") && !has_status && more) {
-      const std::optional<std::int64_t> code = ParseInt64(ctx.args[++i]);
-      if (!code || *code < std::numeric_limits<std::int32_t>::min() ||
-          *code > std::numeric_limits<std::int32_t>::max()) {
+  OptionParser p(ctx.args, 4);
+  while (!p.Done()) {
+    if (!has_status && p.Word("status")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t code, p.Integer());
+      if (code < std::numeric_limits<std::int32_t>::min() ||
+          code > std::numeric_limits<std::int32_t>::max()) {
         return ctx.reply.Error(kNotInteger);
       }
-      outcome.status_code = static_cast<std::int32_t>(*code);
+      outcome.status_code = static_cast<std::int32_t>(code);
       has_status = true;
-    } else if (EqualsIgnoreCase(word, "ttl") && !ttl_ms && more) {
-      ttl_ms = ParseMs(ctx, ctx.args[++i], "idem.complete");
-      if (!ttl_ms) return;
+    } else if (!ttl_ms && p.Word("ttl")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, ttl_ms, TakeMs(p, "idem.complete"));
     } else {
       return ctx.reply.Error(kSyntaxError);
     }
@@ -207,18 +199,16 @@ void Fail(CommandContext& ctx) {
   std::optional<FailureKind> kind;
   std::optional<std::string_view> reason;
   std::optional<std::int64_t> ttl_ms;
-  for (std::size_t i = 3; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    const bool more = i + 1 < ctx.args.size();
-    if (EqualsIgnoreCase(word, "retryable") && !kind) {
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    if (!kind && p.Word("retryable")) {
       kind = FailureKind::kTransient;
-    } else if (EqualsIgnoreCase(word, "permanent") && !kind) {
+    } else if (!kind && p.Word("permanent")) {
       kind = FailureKind::kPermanent;
-    } else if (EqualsIgnoreCase(word, "reason") && !reason && more) {
-      reason = ctx.args[++i];
-    } else if (EqualsIgnoreCase(word, "ttl") && !ttl_ms && more) {
-      ttl_ms = ParseMs(ctx, ctx.args[++i], "idem.fail");
-      if (!ttl_ms) return;
+    } else if (!reason && p.Word("reason")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, reason, p.Text());
+    } else if (!ttl_ms && p.Word("ttl")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, ttl_ms, TakeMs(p, "idem.fail"));
     } else {
       return ctx.reply.Error(kSyntaxError);
     }
@@ -234,11 +224,11 @@ void Fail(CommandContext& ctx) {
 
 // IDEM.EXTEND key claim_id ms
 void Extend(CommandContext& ctx) {
-  const std::optional<std::int64_t> lock_ms = ParseMs(ctx, ctx.args[3], "idem.extend");
-  if (!lock_ms) return;
+  OptionParser p(ctx.args, 3);
+  CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t lock_ms, TakeMs(p, "idem.extend"));
   const std::optional<IdempotencyKey> key = ParseKey(ctx);
   if (!key) return;
-  ReplyOwner(ctx, Engine(ctx).Extend(*key, ctx.args[2], *lock_ms));
+  ReplyOwner(ctx, Engine(ctx).Extend(*key, ctx.args[2], lock_ms));
 }
 
 std::string_view StateName(IdempotencyState state) {

@@ -22,6 +22,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/option_parser.h"
 #include "commands/parked_call.h"
 #include "commands/server_state.h"
 
@@ -134,19 +135,16 @@ void Acquire(CommandContext& ctx) {
   if (!ParseTtl(ctx, ctx.args[3], &ttl_ms)) return;
   std::optional<std::uint32_t> limit;
   std::optional<std::int64_t> block_ms;
-  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    const bool has_value = i + 1 < ctx.args.size();
-    if (EqualsIgnoreCase(ctx.args[i], "limit") && !limit && has_value) {
-      const std::optional<std::int64_t> n = ParseInt64(ctx.args[++i]);
-      if (!n) return ctx.reply.Error(kNotInteger);
-      // Checked here: the library takes a uint32_t, which a larger number would wrap into.
-      if (*n < 1 || *n > kMaxSemaphoreLimit) {
-        return ctx.reply.Error("ERR LIMIT must be between 1 and " +
-                               std::to_string(kMaxSemaphoreLimit));
-      }
-      limit = static_cast<std::uint32_t>(*n);
-    } else if (EqualsIgnoreCase(ctx.args[i], "block") && !block_ms && has_value) {
-      block_ms = ParseBlockMs(ctx.args[++i], ctx.reply);
+  OptionParser p(ctx.args, 4);
+  while (!p.Done()) {
+    if (!limit && p.Word("limit")) {
+      // Bounded: the library takes a uint32_t, which a larger number would wrap into.
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::int64_t n,
+                         p.Integer(1, kMaxSemaphoreLimit, "LIMIT"));
+      limit = static_cast<std::uint32_t>(n);
+    } else if (!block_ms && p.Word("block")) {
+      CAIRN_ARG_OR_REPLY(ctx.reply, const std::string_view timeout, p.Text());
+      block_ms = ParseBlockMs(timeout, ctx.reply);
       if (!block_ms) return;
     } else {
       return ctx.reply.Error(kSyntaxError);

@@ -18,6 +18,7 @@
 #include "commands/blocking.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 #include "commands/stream_group_replies.h"
@@ -196,13 +197,10 @@ void RangeGeneric(CommandContext& ctx, bool reverse) {
   request.first = *first;
   request.last = *last;
   std::optional<std::int64_t> count;
-  for (std::size_t i = 4; i < ctx.args.size(); ++i) {
-    if (EqualsIgnoreCase(ctx.args[i], "count") && i + 1 < ctx.args.size()) {
-      count = ParseInt64(ctx.args[++i]);
-      if (!count) return ctx.reply.Error(kNotInteger);
-    } else {
-      return ctx.reply.Error(kSyntaxError);
-    }
+  OptionParser p(ctx.args, 4);
+  while (!p.Done()) {
+    if (p.Left() < 2 || !p.Word("count")) return ctx.reply.Error(kSyntaxError);
+    CAIRN_ARG_OR_REPLY(ctx.reply, count, p.Integer());
   }
   if (count && *count <= 0) {
     // Redis answers a count of 0 (or less) with a null array, once it has seen the key.

@@ -20,6 +20,7 @@
 #include "commands/command_table.h"
 #include "commands/errors.h"
 #include "commands/key_waiters.h"
+#include "commands/option_parser.h"
 #include "commands/session.h"
 #include "commands/stream_group_replies.h"
 #include "commands/stream_ids.h"
@@ -81,11 +82,12 @@ void XGroupCreate(CommandContext& ctx) {
   const std::vector<std::string_view>& args = ctx.args;
   StreamGroupPosition position;
   bool make_stream = false;
-  for (std::size_t i = 5; i < args.size(); ++i) {
-    if (EqualsIgnoreCase(args[i], "mkstream")) {
+  OptionParser p(args, 5);
+  while (!p.Done()) {
+    if (p.Word("mkstream")) {
       make_stream = true;
-    } else if (EqualsIgnoreCase(args[i], "entriesread") && i + 1 < args.size()) {
-      if (!ParseEntriesRead(ctx, args[++i], &position)) return;
+    } else if (p.Left() >= 2 && p.Word("entriesread")) {
+      if (!ParseEntriesRead(ctx, *p.Text(), &position)) return;
     } else {
       return SubcommandSyntaxError(ctx);
     }
@@ -413,35 +415,38 @@ void XClaim(CommandContext& ctx) {
     if (!id) break;
     request.ids.push_back(*id);
   }
-  for (; i < args.size(); ++i) {
-    const bool more = i + 1 < args.size();
-    const std::string_view opt = args[i];
-    if (EqualsIgnoreCase(opt, "force")) {
+  OptionParser p(args, i);
+  while (!p.Done()) {
+    // An option without its value is unrecognized, as in Redis.
+    const bool more = p.Left() >= 2;
+    if (p.Word("force")) {
       request.force = true;
-    } else if (EqualsIgnoreCase(opt, "justid")) {
+    } else if (p.Word("justid")) {
       request.just_ids = true;
-    } else if (EqualsIgnoreCase(opt, "idle") && more) {
-      const std::optional<std::int64_t> idle = ParseInt64(args[++i]);
-      if (!idle) return ctx.reply.Error("ERR Invalid IDLE option argument for XCLAIM");
+    } else if (more && p.Word("idle")) {
+      const Parsed<std::int64_t> idle = p.Integer();
+      if (!idle.ok()) return ctx.reply.Error("ERR Invalid IDLE option argument for XCLAIM");
       request.idle_ms = *idle;
       request.time_ms.reset();
-    } else if (EqualsIgnoreCase(opt, "time") && more) {
-      const std::optional<std::int64_t> time = ParseInt64(args[++i]);
-      if (!time) return ctx.reply.Error("ERR Invalid TIME option argument for XCLAIM");
+    } else if (more && p.Word("time")) {
+      const Parsed<std::int64_t> time = p.Integer();
+      if (!time.ok()) return ctx.reply.Error("ERR Invalid TIME option argument for XCLAIM");
       request.time_ms = *time;
       request.idle_ms.reset();
-    } else if (EqualsIgnoreCase(opt, "retrycount") && more) {
-      const std::optional<std::int64_t> retries = ParseInt64(args[++i]);
-      if (!retries) return ctx.reply.Error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+    } else if (more && p.Word("retrycount")) {
+      const Parsed<std::int64_t> retries = p.Integer();
+      if (!retries.ok()) {
+        return ctx.reply.Error("ERR Invalid RETRYCOUNT option argument for XCLAIM");
+      }
       // A negative count is Redis's "not given": the count goes up by one.
       request.retry_count =
           *retries >= 0 ? std::optional(static_cast<std::uint64_t>(*retries)) : std::nullopt;
-    } else if (EqualsIgnoreCase(opt, "lastid") && more) {
-      const std::optional<StreamId> id = ParseStreamId(args[++i]);
+    } else if (more && p.Word("lastid")) {
+      const std::optional<StreamId> id = ParseStreamId(*p.Text());
       if (!id) return ctx.reply.Error(kInvalidStreamId);
       request.last_id = *id;
     } else {
-      return ctx.reply.Error("ERR Unrecognized XCLAIM option '" + std::string(opt) + "'");
+      return ctx.reply.Error("ERR Unrecognized XCLAIM option '" + std::string(*p.Text()) + "'");
     }
   }
   Result<StreamClaimResult> claimed = ctx.data.StreamClaim(args[1], args[2], args[3], request);
@@ -465,14 +470,15 @@ void XAutoClaim(CommandContext& ctx) {
   // Redis's bound, which keeps its count of entries to look at (ten per one asked for) and its
   // buffer of deleted ids from overflowing.
   constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max() / 16;
-  for (std::size_t i = 6; i < args.size(); ++i) {
-    if (EqualsIgnoreCase(args[i], "count") && i + 1 < args.size()) {
-      const std::optional<std::int64_t> count = ParseInt64(args[++i]);
-      if (!count || *count < 1 || *count > kMaxCount) {
+  OptionParser p(args, 6);
+  while (!p.Done()) {
+    if (p.Left() >= 2 && p.Word("count")) {
+      const Parsed<std::int64_t> count = p.Integer();
+      if (!count.ok() || *count < 1 || *count > kMaxCount) {
         return ctx.reply.Error("ERR COUNT must be > 0");
       }
       request.count = static_cast<std::uint64_t>(*count);
-    } else if (EqualsIgnoreCase(args[i], "justid")) {
+    } else if (p.Word("justid")) {
       request.just_ids = true;
     } else {
       return ctx.reply.Error(kSyntaxError);

@@ -5,6 +5,7 @@
 #include "commands/arguments.h"
 #include "commands/ascii.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/session.h"
 
 namespace cairn::server {
@@ -17,24 +18,25 @@ std::optional<StreamReadArgs> ParseStreamReadArgs(CommandContext& ctx, bool grou
     ctx.reply.Error(error);
     return std::nullopt;
   };
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::size_t more = args.size() - 1 - i;
-    const std::string_view opt = args[i];
-    if (EqualsIgnoreCase(opt, "block") && more > 0) {
+  OptionParser p(args, 1);
+  while (!p.Done()) {
+    // Each option needs its values after it; without them it is a syntax error.
+    if (p.Left() >= 2 && p.Word("block")) {
       if (ctx.session.in_script) {
         // Named as the script called it, as Redis does.
         return fail("ERR " + std::string(args[0]) +
                     " command is not allowed with BLOCK option from scripts");
       }
-      out.block_ms = ParseInt64(args[++i]);
-      if (!out.block_ms) return fail("ERR timeout is not an integer or out of range");
+      const Parsed<std::int64_t> block_ms = p.Integer();
+      if (!block_ms.ok()) return fail("ERR timeout is not an integer or out of range");
+      out.block_ms = *block_ms;
       if (*out.block_ms < 0) return fail("ERR timeout is negative");
-    } else if (EqualsIgnoreCase(opt, "count") && more > 0) {
-      const std::optional<std::int64_t> n = ParseInt64(args[++i]);
-      if (!n) return fail(kNotInteger);
+    } else if (p.Left() >= 2 && p.Word("count")) {
+      const Parsed<std::int64_t> n = p.Integer();
+      if (!n.ok()) return fail(n.error());
       out.count = *n > 0 ? static_cast<std::uint64_t>(*n) : 0;
-    } else if (EqualsIgnoreCase(opt, "streams") && more > 0) {
-      out.streams_at = i + 1;
+    } else if (p.Left() >= 2 && p.Word("streams")) {
+      out.streams_at = p.Position();
       if ((args.size() - out.streams_at) % 2 != 0) {
         // Redis 7.0 words it so for XREADGROUP too.
         return fail(
@@ -43,16 +45,15 @@ std::optional<StreamReadArgs> ParseStreamReadArgs(CommandContext& ctx, bool grou
       }
       out.streams = (args.size() - out.streams_at) / 2;
       break;
-    } else if (EqualsIgnoreCase(opt, "group") && more >= 2) {
+    } else if (p.Left() >= 3 && p.Word("group")) {
       if (!group_read) {
         return fail(
             "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
       }
       grouped = true;
-      out.group = args[i + 1];
-      out.consumer = args[i + 2];
-      i += 2;
-    } else if (EqualsIgnoreCase(opt, "noack")) {
+      out.group = *p.Text();
+      out.consumer = *p.Text();
+    } else if (p.Word("noack")) {
       if (!group_read) {
         return fail(
             "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
