@@ -5,6 +5,7 @@
 #include "commands/arguments.h"
 #include "commands/ascii.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 
@@ -93,16 +94,21 @@ std::string UnknownClientType(std::string_view type) {
 void ClientList(CommandContext& ctx) {
   // CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id …]
   std::vector<std::uint64_t> ids;
+  bool by_id = false;
   std::optional<ClientType> type;
-  for (std::size_t i = 2; i < ctx.args.size(); ++i) {
-    if (EqualsIgnoreCase(ctx.args[i], "type") && i + 1 < ctx.args.size()) {
-      type = ParseClientType(ctx.args[++i]);
-      if (!type) return ctx.reply.Error(UnknownClientType(ctx.args[i]));
-    } else if (EqualsIgnoreCase(ctx.args[i], "id") && i + 1 < ctx.args.size()) {
-      for (++i; i < ctx.args.size(); ++i) {
-        const std::optional<std::int64_t> id = ParseInt64(ctx.args[i]);
-        if (!id || *id <= 0) return ctx.reply.Error("ERR Invalid client ID");
-        ids.push_back(static_cast<std::uint64_t>(*id));
+  OptionParser p(ctx.args, 2);
+  while (!p.Done()) {
+    if (p.Left() >= 2 && p.Word("type")) {
+      const std::string_view name = *p.Text();
+      type = ParseClientType(name);
+      if (!type) return ctx.reply.Error(UnknownClientType(name));
+    } else if (p.Left() >= 2 && p.Word("id")) {
+      by_id = true;
+      while (!p.Done()) {  // The ids run to the end.
+        const Parsed<std::int64_t> id = p.Integer();
+        if (!id.ok()) return ctx.reply.Error("ERR Invalid client ID");
+        // As in Redis, an id no client can have (0 or less) matches none rather than fail.
+        if (*id > 0) ids.push_back(static_cast<std::uint64_t>(*id));
       }
     } else {
       return ctx.reply.Error(kSyntaxError);
@@ -113,7 +119,7 @@ void ClientList(CommandContext& ctx) {
   {
     std::lock_guard<std::mutex> lock(ctx.server.clients_mu());
     for (Session* s : ctx.server.ClientsLocked()) {
-      if (!ids.empty() && std::find(ids.begin(), ids.end(), s->id()) == ids.end()) continue;
+      if (by_id && std::find(ids.begin(), ids.end(), s->id()) == ids.end()) continue;
       if (type && !OfType(*s, *type)) continue;
       out += DescribeClient(*s, now);
       out += '\n';
@@ -136,30 +142,30 @@ void ClientKill(CommandContext& ctx) {
   std::optional<std::string> addr, laddr;
   std::optional<ClientType> type;
   bool skip_me = true;
-  for (std::size_t i = 2; i + 1 < ctx.args.size(); i += 2) {
-    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
-    if (EqualsIgnoreCase(option, "id")) {
-      const std::optional<std::int64_t> n = ParseInt64(value);
-      if (!n || *n <= 0) return ctx.reply.Error("ERR client-id should be greater than 0");
+  OptionParser p(ctx.args, 2);
+  while (!p.Done()) {  // In pairs: the count was checked above.
+    if (p.Word("id")) {
+      const Parsed<std::int64_t> n = p.Integer();
+      if (!n.ok() || *n <= 0) return ctx.reply.Error("ERR client-id should be greater than 0");
       id = static_cast<std::uint64_t>(*n);
-    } else if (EqualsIgnoreCase(option, "addr")) {
-      addr = std::string(value);
-    } else if (EqualsIgnoreCase(option, "laddr")) {
-      laddr = std::string(value);
-    } else if (EqualsIgnoreCase(option, "skipme")) {
-      if (EqualsIgnoreCase(value, "yes")) {
-        skip_me = true;
-      } else if (EqualsIgnoreCase(value, "no")) {
-        skip_me = false;
-      } else {
-        return ctx.reply.Error(kSyntaxError);
-      }
-    } else if (EqualsIgnoreCase(option, "type")) {
-      type = ParseClientType(value);
-      if (!type) return ctx.reply.Error(UnknownClientType(value));
-    } else if (EqualsIgnoreCase(option, "user") || EqualsIgnoreCase(option, "maxage")) {
-      continue;  // Every client is of user default.
-    } else {
+    } else if (p.Word("addr")) {
+      addr = std::string(*p.Text());
+    } else if (p.Word("laddr")) {
+      laddr = std::string(*p.Text());
+    } else if (p.Word("skipme")) {
+      const std::optional<std::size_t> yes_no = p.OneOf({"yes", "no"});
+      if (!yes_no) return ctx.reply.Error(kSyntaxError);
+      skip_me = *yes_no == 0;
+    } else if (p.Word("type")) {
+      const std::string_view name = *p.Text();
+      type = ParseClientType(name);
+      if (!type) return ctx.reply.Error(UnknownClientType(name));
+    } else if (p.Word("user")) {
+      // Every client is of the one user, default; a filter naming another matches none, and
+      // Redis refuses a user that does not exist rather than kill nothing (or everyone).
+      const std::string_view user = *p.Text();
+      if (user != "default") return ctx.reply.Error("ERR No such user '" + std::string(user) + "'");
+    } else {  // MAXAGE is Redis 7.4's; 7.2 has no such filter.
       return ctx.reply.Error(kSyntaxError);
     }
   }

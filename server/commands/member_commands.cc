@@ -7,6 +7,7 @@
 #include "commands/arguments.h"
 #include "commands/ascii.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 
 namespace cairn::server {
@@ -39,18 +40,18 @@ std::optional<MemberScanArgs> ParseMemberScan(CommandContext& ctx, SizeCall size
     return std::nullopt;
   }
   args.size = *size;
-  for (std::size_t i = 3; i < ctx.args.size(); i += 2) {
-    if (i + 1 >= ctx.args.size()) {
+  OptionParser p(ctx.args, 3);
+  while (!p.Done()) {
+    if (p.Left() < 2) {  // Options come in pairs.
       ctx.reply.Error(kSyntaxError);
       return std::nullopt;
     }
-    const std::string_view option = ctx.args[i], value = ctx.args[i + 1];
-    if (EqualsIgnoreCase(option, "match")) {
-      args.pattern = value;
-    } else if (EqualsIgnoreCase(option, "count")) {
-      const std::optional<std::int64_t> n = ParseInt64(value);
-      if (!n) {
-        ctx.reply.Error(kNotInteger);
+    if (p.Word("match")) {
+      args.pattern = *p.Text();
+    } else if (p.Word("count")) {
+      const Parsed<std::int64_t> n = p.Integer();
+      if (!n.ok()) {
+        ctx.reply.Error(n.error());
         return std::nullopt;
       }
       if (*n < 1) {

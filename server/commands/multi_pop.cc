@@ -8,6 +8,7 @@
 #include "commands/ascii.h"
 #include "commands/blocking.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 
 namespace cairn::server {
 namespace {
@@ -46,13 +47,14 @@ std::optional<MultiPopArgs> Parse(CommandContext& ctx, const MultiPopKind& kind,
   }
   // COUNT at most once, with its value; nothing else may follow the end.
   bool counted = false;
-  for (std::size_t i = end_at + 1; i < args.size(); ++i) {
-    if (counted || !EqualsIgnoreCase(args[i], "count") || i + 1 == args.size()) {
+  OptionParser p(args, end_at + 1);
+  while (!p.Done()) {
+    if (counted || p.Left() < 2 || !p.Word("count")) {
       ctx.reply.Error(kSyntaxError);
       return std::nullopt;
     }
-    const std::optional<std::int64_t> count = ParseInt64(args[++i]);
-    if (!count || *count <= 0) {
+    const Parsed<std::int64_t> count = p.Integer();
+    if (!count.ok() || *count <= 0) {
       ctx.reply.Error("ERR count should be greater than 0");
       return std::nullopt;
     }

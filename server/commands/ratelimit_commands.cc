@@ -13,6 +13,7 @@
 #include "commands/ascii.h"
 #include "commands/command_table.h"
 #include "commands/errors.h"
+#include "commands/option_parser.h"
 #include "commands/server_state.h"
 #include "commands/session.h"
 
@@ -68,17 +69,17 @@ std::optional<TakeArgs> ParseTake(CommandContext& ctx, bool allow_dry_run) {
 
   TakeArgs take;
   bool has_cost = false;
-  for (std::size_t i = 3 + params; i < ctx.args.size(); ++i) {
-    const std::string_view word = ctx.args[i];
-    if (EqualsIgnoreCase(word, "cost") && !has_cost && i + 1 < ctx.args.size()) {
-      const std::optional<std::int64_t> cost = ParseInt64(ctx.args[++i]);
-      if (!cost) {
-        ctx.reply.Error(kNotInteger);
+  OptionParser p(ctx.args, 3 + params);
+  while (!p.Done()) {
+    if (!has_cost && p.Word("cost")) {
+      const Parsed<std::int64_t> cost = p.Integer();
+      if (!cost.ok()) {
+        ctx.reply.Error(cost.error());
         return std::nullopt;
       }
       take.cost = *cost;
       has_cost = true;
-    } else if (EqualsIgnoreCase(word, "dryrun") && allow_dry_run && !take.dry_run) {
+    } else if (allow_dry_run && !take.dry_run && p.Word("dryrun")) {
       take.dry_run = true;
     } else {
       ctx.reply.Error(kSyntaxError);
