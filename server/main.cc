@@ -17,9 +17,10 @@
 #include <thread>
 
 #include "cairn/store.h"
-#include "commands/command_table.h"
-#include "commands/server_state.h"
+#include "commands/all_commands.h"
 #include "config/server_config.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
 #include "net/asio.h"
 #include "net/descriptor_budget.h"
 #include "net/loopback.h"

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 
 namespace cairn::server {
 
@@ -43,16 +43,6 @@ std::string DescribeClient(const Session& s, std::int64_t now_ms) {
   out += " user=default redir=-1 resp=" + std::to_string(s.shown_protocol());
   out += " lib-name=" + s.lib_name() + " lib-ver=" + s.lib_version();
   return out;
-}
-
-void ClearTransactionState(ServerState& server, Session& session) {
-  for (const WatchedKey& w : session.watched) server.watches().Unwatch(w.key);
-  session.watched.clear();
-  session.in_multi = false;
-  session.multi_failed = false;
-  session.queued.clear();
-  session.queued_bytes = 0;
-  session.PublishForClientList();
 }
 
 bool IsPubSubClient(const Session& s) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "commands/command.h"
+#include "execution/command.h"
 
 namespace cairn::server {
 
@@ -21,8 +21,5 @@ bool IsPubSubClient(const Session& session);
 std::string DescribeClient(const Session& session, std::int64_t now_ms);
 
 void ClientCommand(CommandContext& ctx);
-
-// Ends MULTI and WATCH for the session (EXEC, DISCARD, RESET, disconnect).
-void ClearTransactionState(ServerState& server, Session& session);
 
 }  // namespace cairn::server

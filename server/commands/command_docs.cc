@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/command.h"
+#include "execution/command.h"
 #include "resp/reply_writer.h"
 
 namespace cairn::server {

@@ -1,14 +1,15 @@
 // Connection commands: PING, ECHO, AUTH, HELLO, SELECT, QUIT, RESET, READONLY, CLIENT.
 #include <string>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
 #include "commands/client_info.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/pubsub_commands.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "execution/command_table.h"
+#include "execution/pubsub_session.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 #include "server_version.h"
 
 namespace cairn::server {

@@ -13,13 +13,14 @@
 #include <cstdio>
 #include <optional>
 
+#include "args/ascii.h"
+#include "args/errors.h"
 #include "cairn/fault_injection.h"
-#include "commands/ascii.h"
-#include "commands/command.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/server_state.h"
+#include "commands/all_commands.h"
 #include "config/server_config.h"
+#include "execution/command.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 namespace {

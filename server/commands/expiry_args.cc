@@ -1,6 +1,6 @@
 #include "commands/expiry_args.h"
 
-#include "commands/errors.h"
+#include "args/errors.h"
 
 namespace cairn::server {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "args/option_parser.h"
 #include "cairn/records.h"
-#include "commands/option_parser.h"
 
 namespace cairn::server {
 

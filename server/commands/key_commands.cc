@@ -4,16 +4,17 @@
 #include <random>
 #include <string>
 
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
 #include "cairn/limits.h"
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/atomically.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
+#include "commands/all_commands.h"
 #include "commands/keyspace_scan.h"
-#include "commands/option_parser.h"
-#include "commands/server_state.h"
 #include "config/server_config.h"
+#include "execution/atomically.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 namespace {

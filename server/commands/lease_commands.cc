@@ -15,16 +15,17 @@
 #include <string>
 #include <variant>
 
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
 #include "cairn/lease.h"
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/block_wait.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/key_waiters.h"
-#include "commands/option_parser.h"
-#include "commands/parked_call.h"
-#include "commands/server_state.h"
+#include "commands/all_commands.h"
+#include "execution/block_wait.h"
+#include "execution/command_table.h"
+#include "execution/key_waiters.h"
+#include "execution/parked_call.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 namespace {

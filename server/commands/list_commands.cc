@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/blocking.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
+#include "commands/all_commands.h"
 #include "commands/multi_pop.h"
-#include "commands/option_parser.h"
+#include "execution/blocking.h"
+#include "execution/command_table.h"
 
 namespace cairn::server {
 namespace {

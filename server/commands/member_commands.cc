@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
 #include "cairn/limits.h"
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
-#include "commands/server_state.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/command.h"
+#include "execution/command.h"
 
 namespace cairn::server {
 

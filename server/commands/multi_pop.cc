@@ -4,11 +4,11 @@
 #include <utility>
 #include <vector>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/blocking.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
+#include "execution/blocking.h"
 
 namespace cairn::server {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "commands/command.h"
+#include "execution/command.h"
 
 namespace cairn::server {
 

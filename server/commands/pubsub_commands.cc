@@ -10,49 +10,19 @@
 // receivers at once but stages the message; it goes out once the transaction has committed.
 // A transaction that is rolled back, or run again after a lock conflict, sends nothing from
 // the undone attempt (Redis, which never rolls back, has no such case).
-#include "commands/pubsub_commands.h"
-
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "commands/ascii.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
+#include "execution/command_table.h"
+#include "execution/pubsub_session.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 
 namespace cairn::server {
-
-void LeavePubSub(ServerState& server, Session& session, std::string* out) {
-  pubsub::ClientSubscriptions& subs = session.pubsub;
-  for (const std::string& channel : subs.channels()) {
-    server.pubsub().Unsubscribe(channel, session.id());
-  }
-  for (const std::string& pattern : subs.patterns()) {
-    server.pubsub().PUnsubscribe(pattern, session.id());
-  }
-  subs.Clear();
-  // Nothing more can arrive now: what is queued is everything.
-  if (out != nullptr && subs.mailbox) subs.mailbox->TakeInto(out);
-}
-
-void PublishStaged(ServerState& server, Session& session) {
-  if (session.staged_messages.empty()) return;
-  const OutputBufferLimit limit = server.pubsub_output_limit();
-  const std::int64_t now = server.clock().NowMs();
-  for (const Session::StagedMessage& m : session.staged_messages) {
-    server.pubsub().Publish(m.channel, m.payload, limit, now);
-  }
-  session.staged_messages.clear();
-}
-
-std::string SubscribedModeError(const CommandSpec& spec,
-                                const std::vector<std::string_view>& args) {
-  return "ERR Can't execute '" + spec.FullName(args) +
-         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
-         "context";
-}
 
 namespace {
 

@@ -8,14 +8,15 @@
 #include <optional>
 #include <string>
 
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
 #include "cairn/ratelimit.h"
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "commands/all_commands.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 
 namespace cairn::server {
 namespace {

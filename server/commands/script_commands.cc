@@ -17,15 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/busy_noting_records.h"
-#include "commands/command_table.h"
-#include "commands/dispatch.h"
-#include "commands/errors.h"
-#include "commands/script_busy.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
+#include "execution/busy_noting_records.h"
+#include "execution/command_table.h"
+#include "execution/dispatch.h"
+#include "execution/script_busy.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 #include "scripting/script_vm.h"
 #include "scripting/sha1.h"
 
@@ -44,7 +45,7 @@ void NoteTouched(Session& caller, const Host& host) {
 }
 
 // Hands the messages a script published to its caller's session, which sends them once the
-// script's transaction has committed (commands/pubsub_commands.h).
+// script's transaction has committed (execution/pubsub_session.h).
 void StageMessages(Session& caller, std::vector<Session::StagedMessage>& messages) {
   for (Session::StagedMessage& m : messages) caller.staged_messages.push_back(std::move(m));
   messages.clear();

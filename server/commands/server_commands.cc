@@ -5,14 +5,15 @@
 #include <algorithm>
 #include <string>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/atomically.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
 #include "commands/keyspace_scan.h"
-#include "commands/server_state.h"
 #include "config/server_config.h"
+#include "execution/atomically.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
 #include "server_version.h"
 
 namespace cairn::server {
@@ -108,7 +109,7 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("pubsub_patterns", std::to_string(server.pubsub().PatternCount()));
     line("evicted_scripts", std::to_string(server.scripts().evictions()));
     // Cairn's own: pipelined write runs rolled back on a lock conflict and run again one by
-    // one (commands/write_batch.h). Often nonzero means clients contend for the same keys.
+    // one (execution/write_batch.h). Often nonzero means clients contend for the same keys.
     line("write_batch_retries", std::to_string(server.write_batch_retries.load()));
   } else if (name == "replication") {
     out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";

@@ -13,18 +13,19 @@
 #include <utility>
 #include <vector>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/blocking.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
+#include "commands/all_commands.h"
 #include "commands/stream_group_replies.h"
 #include "commands/stream_ids.h"
 #include "commands/stream_read_args.h"
 #include "commands/subcommands.h"
+#include "execution/blocking.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 
 namespace cairn::server {
 namespace {

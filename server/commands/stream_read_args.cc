@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/errors.h"
-#include "commands/option_parser.h"
-#include "commands/session.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "args/option_parser.h"
+#include "execution/session.h"
 
 namespace cairn::server {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "commands/command.h"
+#include "execution/command.h"
 
 namespace cairn::server {
 

@@ -3,13 +3,14 @@
 #include <cmath>
 #include <string>
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/atomically.h"
-#include "commands/command_table.h"
-#include "commands/errors.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
 #include "commands/expiry_args.h"
-#include "commands/server_state.h"
+#include "execution/atomically.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "commands/ascii.h"
-#include "commands/command.h"
+#include "args/ascii.h"
+#include "execution/command.h"
 
 namespace cairn::server {
 

@@ -7,14 +7,15 @@
 // with what WATCH saw (watch_registry.h explains why in that order).
 #include <string>
 
-#include "commands/busy_noting_records.h"
+#include "args/errors.h"
+#include "commands/all_commands.h"
 #include "commands/client_info.h"
-#include "commands/command_table.h"
-#include "commands/dispatch.h"
-#include "commands/errors.h"
-#include "commands/pubsub_commands.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "execution/busy_noting_records.h"
+#include "execution/command_table.h"
+#include "execution/dispatch.h"
+#include "execution/pubsub_session.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 
 namespace cairn::server {
 namespace {

@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "commands/client_info.h"
-#include "commands/command_runner.h"
-#include "commands/pubsub_commands.h"
-#include "commands/script_busy.h"
+#include "execution/command_runner.h"
+#include "execution/pubsub_session.h"
+#include "execution/script_busy.h"
 #include "net/loopback.h"
 #include "resp/reply_writer.h"
 

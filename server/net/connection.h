@@ -22,7 +22,7 @@
 // the mailbox wakes it on its io thread, and it writes them whenever it is not writing
 // already — also while the client sends nothing. The messages PUBLISH staged inside EXEC or a
 // script go out once the pass has committed the writes around them. A blocking command that has
-// to wait parks the connection (commands/parked_call.h): a waiter entry on the executor; the
+// to wait parks the connection (execution/parked_call.h): a waiter entry on the executor; the
 // connection runs no further commands until the reply is in, and it keeps reading meanwhile
 // (buffering up to kBufferedInputLimit bytes) so that it notices a client that goes away.
 //
@@ -39,9 +39,9 @@
 #include <utility>
 #include <vector>
 
-#include "commands/command_runner.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "execution/command_runner.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 #include "net/asio.h"
 #include "net/pass_commit.h"
 

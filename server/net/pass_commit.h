@@ -30,7 +30,7 @@
 
 #include "cairn/status.h"
 #include "cairn/store.h"
-#include "commands/write_batch.h"
+#include "execution/write_batch.h"
 #include "net/asio.h"
 
 namespace cairn::server {
@@ -102,7 +102,7 @@ class PassCommit {
   }
 
   void Finish() {
-    // A script in the middle of the batch (serving I/O from its hook, commands/script_busy.h):
+    // A script in the middle of the batch (serving I/O from its hook, execution/script_busy.h):
     // commit once it is done.
     if (batch_.running()) {
       retry_timer_.expires_after(kScriptRetry);

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "commands/command_runner.h"
+#include "execution/command_runner.h"
 #include "net/connection.h"
 #include "net/loopback.h"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "cairn/result.h"
-#include "commands/server_state.h"
+#include "execution/server_state.h"
 #include "net/asio.h"
 #include "net/pass_commit.h"
 

@@ -4,7 +4,7 @@
 // committed, and it runs again alone — every command counting once; a read commits the batch
 // first; input that ends inside a command leaves that command for later; a parked blocking
 // command stops the run. Each test commits the batch as the io thread's pass would.
-#include "commands/command_runner.h"
+#include "execution/command_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -14,11 +14,12 @@
 
 #include "cairn/clock.h"
 #include "cairn/store.h"
-#include "commands/command_table.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
-#include "commands/write_batch.h"
+#include "commands/all_commands.h"
 #include "config/server_config.h"
+#include "execution/command_table.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
+#include "execution/write_batch.h"
 #include "support/temp_dir.h"
 
 namespace cairn::server {

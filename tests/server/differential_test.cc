@@ -145,7 +145,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, DifferentialTest, ::testing::ValuesIn(CorpusFil
 
 // Random pipelines of string and key commands over a few keys, each sent in one write, so
 // that the server runs them in one read batch: consecutive writes then share one store
-// transaction (server/commands/write_batch.h), and every reply must still be the one Redis
+// transaction (server/execution/write_batch.h), and every reply must still be the one Redis
 // gives running them one by one — errors in the middle of a run (INCR of a non-integer, a
 // wrong arity) included, as reads between writes.
 TEST(DifferentialPipelineTest, RandomPipelinesMatchRedis) {

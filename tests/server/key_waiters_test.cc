@@ -1,7 +1,7 @@
 // The clients blocked on keys, as waiter entries: a signal serves the takers of each line oldest
 // first for as long as their tries succeed, tries every reader, serves keys a served try wrote
 // before it returns, and deadlines time waiters out.
-#include "commands/key_waiters.h"
+#include "execution/key_waiters.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // OptionParser alone: words in any case, values in Redis's forms, and the error reply for each
 // way an argument can be wrong — an option word given last among them.
-#include "commands/option_parser.h"
+#include "args/option_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "commands/scan_cursors.h"
+#include "execution/scan_cursors.h"
 
 #include <random>
 

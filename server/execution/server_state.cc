@@ -1,4 +1,4 @@
-#include "commands/server_state.h"
+#include "execution/server_state.h"
 
 #include <cstdio>
 
@@ -63,6 +63,16 @@ std::size_t ServerState::KillClients(const std::function<bool(const Session&)>& 
     ++killed;
   }
   return killed;
+}
+
+void ClearTransactionState(ServerState& server, Session& session) {
+  for (const WatchedKey& w : session.watched) server.watches().Unwatch(w.key);
+  session.watched.clear();
+  session.in_multi = false;
+  session.multi_failed = false;
+  session.queued.clear();
+  session.queued_bytes = 0;
+  session.PublishForClientList();
 }
 
 }  // namespace cairn::server

@@ -7,8 +7,8 @@
 
 #include <functional>
 
-#include "commands/command.h"
-#include "commands/server_state.h"
+#include "execution/command.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "commands/parked_call.h"
+#include "execution/parked_call.h"
 #include "pubsub/client_subscriptions.h"
 
 namespace cairn::server {
@@ -64,7 +64,7 @@ class Session {
   std::optional<ParkedCall> parked;
 
   // Serves what is ready on the connection's io thread — other clients' I/O — while this
-  // connection's script runs long (commands/script_busy.h). Set by the connection.
+  // connection's script runs long (execution/script_busy.h). Set by the connection.
   std::function<void()> serve_others;
 
   // MULTI: the queued commands (copied: the read buffer they came from moves on).
@@ -78,7 +78,7 @@ class Session {
   pubsub::ClientSubscriptions pubsub;
   // Messages published by PUBLISH inside EXEC or a script (channel, payload): they go out
   // once the transaction has committed, never from an attempt that was rolled back and run
-  // again (commands/pubsub_commands.h).
+  // again (execution/pubsub_session.h).
   struct StagedMessage {
     std::string channel;
     std::string payload;

@@ -1,11 +1,11 @@
-#include "commands/command_runner.h"
+#include "execution/command_runner.h"
 
 #include <utility>
 
-#include "commands/ascii.h"
-#include "commands/dispatch.h"
-#include "commands/pubsub_commands.h"
-#include "commands/script_busy.h"
+#include "args/ascii.h"
+#include "execution/dispatch.h"
+#include "execution/pubsub_session.h"
+#include "execution/script_busy.h"
 #include "resp/parser.h"
 #include "resp/reply_writer.h"
 

@@ -1,9 +1,9 @@
-#include "commands/command_table.h"
+#include "execution/command_table.h"
 
 #include <algorithm>
 #include <cassert>
 
-#include "commands/ascii.h"
+#include "args/ascii.h"
 
 namespace cairn::server {
 
@@ -56,35 +56,6 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   if (slots_.empty()) return nullptr;
   const std::uint32_t at = slots_[SlotOf(name)];
   return at == 0 ? nullptr : &specs_[at - 1];
-}
-
-CommandSpec NativeCommand(std::string_view group, std::string_view name, int arity,
-                          std::uint32_t flags, int key, CommandHandler handler,
-                          std::string_view summary) {
-  return {name, arity, flags | kNoMulti, key, key, 1, handler, group, summary, "cairn-0.1"};
-}
-
-CommandTable BuildCommandTable() {
-  CommandTable table;
-  RegisterConnectionCommands(table);
-  RegisterServerCommands(table);
-  RegisterStringCommands(table);
-  RegisterKeyCommands(table);
-  RegisterHashCommands(table);
-  RegisterSetCommands(table);
-  RegisterZSetCommands(table);
-  RegisterListCommands(table);
-  RegisterStreamCommands(table);
-  RegisterStreamGroupCommands(table);
-  RegisterTransactionCommands(table);
-  RegisterIdempotencyCommands(table);
-  RegisterLeaseCommands(table);
-  RegisterRateLimitCommands(table);
-  RegisterQueueCommands(table);
-  RegisterScriptCommands(table);
-  RegisterPubSubCommands(table);
-  RegisterDebugCommands(table);
-  return table;
 }
 
 }  // namespace cairn::server

@@ -1,4 +1,4 @@
-#include "commands/arguments.h"
+#include "args/arguments.h"
 
 #include <cerrno>
 #include <cmath>

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/ascii.h"
+#include "args/ascii.h"
 
 namespace cairn::server {
 

@@ -1,4 +1,4 @@
-#include "commands/key_waiters.h"
+#include "execution/key_waiters.h"
 
 #include <algorithm>
 

@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "cairn/store.h"
-#include "commands/busy_noting_records.h"
+#include "execution/busy_noting_records.h"
 
 namespace cairn::server {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/server_state.h"
-#include "commands/session.h"
-#include "commands/write_batch.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
+#include "execution/write_batch.h"
 #include "resp/reply_writer.h"
 
 namespace cairn::server {
@@ -34,7 +34,7 @@ class CommandRunner {
     bool batched = false;      // A command joined the write batch: its reply waits for the
                                // batch's commit.
     bool deferred = false;     // A script runs on this thread: the next command waits until
-                               // it ends (commands/script_busy.h); it is not consumed.
+                               // it ends (execution/script_busy.h); it is not consumed.
     std::size_t replies = 0;   // Replies appended to *out, one per command that ran (or was
                                // refused); a command that parked replies later.
   };

@@ -1,4 +1,4 @@
-#include "commands/write_batch.h"
+#include "execution/write_batch.h"
 
 #include <utility>
 

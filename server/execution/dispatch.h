@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "commands/command.h"
-#include "commands/server_state.h"
-#include "commands/session.h"
+#include "execution/command.h"
+#include "execution/server_state.h"
+#include "execution/session.h"
 #include "resp/reply_writer.h"
 
 namespace cairn::server {

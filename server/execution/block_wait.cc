@@ -1,7 +1,7 @@
-#include "commands/block_wait.h"
+#include "execution/block_wait.h"
 
-#include "commands/arguments.h"
-#include "commands/errors.h"
+#include "args/arguments.h"
+#include "args/errors.h"
 
 namespace cairn::server {
 

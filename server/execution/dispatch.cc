@@ -1,10 +1,10 @@
-#include "commands/dispatch.h"
+#include "execution/dispatch.h"
 
 #include <optional>
 
-#include "commands/arguments.h"
-#include "commands/errors.h"
-#include "commands/pubsub_commands.h"
+#include "args/arguments.h"
+#include "args/errors.h"
+#include "execution/pubsub_session.h"
 
 namespace cairn::server {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "commands/key_waiters.h"
+#include "execution/key_waiters.h"
 
 namespace cairn::server {
 

@@ -18,12 +18,12 @@
 #include "cairn/queue.h"
 #include "cairn/ratelimit.h"
 #include "cairn/store.h"
-#include "commands/command_table.h"
-#include "commands/key_waiters.h"
-#include "commands/scan_cursors.h"
-#include "commands/session.h"
-#include "commands/watch_registry.h"
 #include "config/server_config.h"
+#include "execution/command_table.h"
+#include "execution/key_waiters.h"
+#include "execution/scan_cursors.h"
+#include "execution/session.h"
+#include "execution/watch_registry.h"
 #include "pubsub/registry.h"
 #include "scripting/script_cache.h"
 
@@ -255,5 +255,8 @@ class ServerState {
   std::atomic<std::uint64_t> next_client_id_{0};
   std::atomic<std::int64_t> last_attack_log_ms_{-1};
 };
+
+// Ends MULTI and WATCH for the session (EXEC, DISCARD, RESET, disconnect).
+void ClearTransactionState(ServerState& server, Session& session);
 
 }  // namespace cairn::server

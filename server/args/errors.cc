@@ -1,4 +1,4 @@
-#include "commands/errors.h"
+#include "args/errors.h"
 
 namespace cairn::server {
 

@@ -1,8 +1,8 @@
-#include "commands/option_parser.h"
+#include "args/option_parser.h"
 
-#include "commands/arguments.h"
-#include "commands/ascii.h"
-#include "commands/errors.h"
+#include "args/arguments.h"
+#include "args/ascii.h"
+#include "args/errors.h"
 
 namespace cairn::server {
 

@@ -1,4 +1,4 @@
-#include "commands/watch_registry.h"
+#include "execution/watch_registry.h"
 
 namespace cairn::server {
 

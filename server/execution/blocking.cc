@@ -1,4 +1,4 @@
-#include "commands/blocking.h"
+#include "execution/blocking.h"
 
 #include <chrono>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <memory>
 #include <utility>
 
-#include "commands/arguments.h"
-#include "commands/errors.h"
-#include "commands/key_waiters.h"
-#include "commands/parked_call.h"
-#include "commands/server_state.h"
+#include "args/arguments.h"
+#include "args/errors.h"
+#include "execution/key_waiters.h"
+#include "execution/parked_call.h"
+#include "execution/server_state.h"
 
 namespace cairn::server {
 namespace {
