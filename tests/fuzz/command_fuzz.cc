@@ -18,7 +18,6 @@
 #include "cairn/clock.h"
 #include "cairn/store.h"
 #include "commands/all_commands.h"
-#include "commands/client_info.h"
 #include "config/server_config.h"
 #include "execution/command_runner.h"
 #include "execution/command_table.h"
