@@ -2,12 +2,6 @@
 
 namespace cairn::server {
 
-CommandSpec NativeCommand(std::string_view group, std::string_view name, int arity,
-                          std::uint32_t flags, int key, CommandHandler handler,
-                          std::string_view summary) {
-  return {name, arity, flags | kNoMulti, key, key, 1, handler, group, summary, "cairn-0.1"};
-}
-
 CommandTable BuildCommandTable() {
   CommandTable table;
   RegisterConnectionCommands(table);

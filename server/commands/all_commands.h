@@ -2,9 +2,6 @@
 // (execution/command_table.h): the one list of them.
 #pragma once
 
-#include <cstdint>
-#include <string_view>
-
 #include "execution/command_table.h"
 
 namespace cairn::server {
@@ -12,7 +9,9 @@ namespace cairn::server {
 // The table with every command family registered.
 CommandTable BuildCommandTable();
 
-// Each family's registration (commands/*_commands.cc).
+// Each family's registration (commands/*_commands.cc): one table.Register({…}) per command,
+// the CommandSpec written out whole — name, arity, flags, first/last key and step, handler,
+// group, summary, since — as Redis's own command table lists them.
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
@@ -26,13 +25,6 @@ void RegisterStreamGroupCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 // The native engines (IDEM.*, LEASE.*, RATE.*, QUEUE.*).
 void RegisterIdempotencyCommands(CommandTable& table);
-
-// A native engine command as the table declares it: one key, at `key` (the engine's name for
-// its object: the queue, the resource, …), refused inside MULTI (kNoMulti: each engine commits
-// its own store transactions), documented as new in Cairn 0.1 under `group`.
-CommandSpec NativeCommand(std::string_view group, std::string_view name, int arity,
-                          std::uint32_t flags, int key, CommandHandler handler,
-                          std::string_view summary);
 void RegisterLeaseCommands(CommandTable& table);
 void RegisterRateLimitCommands(CommandTable& table);
 void RegisterQueueCommands(CommandTable& table);

@@ -234,31 +234,40 @@ void HScan(CommandContext& ctx) {
 }  // namespace
 
 void RegisterHashCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
-                 std::string_view summary, std::string_view since) {
-    table.Register({name, arity, flags, 1, 1, 1, handler, "hash", summary, since});
-  };
   const std::uint32_t read = kReadOnly | kFast, write = kWrite | kFast | kBatch;
-  add("hset", -4, write, HSet, "Creates or modifies the value of a field in a hash.", "2.0.0");
-  add("hmset", -4, write, HMSet, "Sets the values of multiple fields.", "2.0.0");
-  add("hsetnx", 4, write, HSetNx,
-      "Sets the value of a field in a hash only when the field doesn't exist.", "2.0.0");
-  add("hget", 3, read, HGet, "Returns the value of a field in a hash.", "2.0.0");
-  add("hmget", -3, read, HMGet, "Returns the values of all fields in a hash.", "2.0.0");
-  add("hdel", -3, write, HDel, "Deletes one or more fields and their values from a hash.", "2.0.0");
-  add("hlen", 2, read, HLen, "Returns the number of fields in a hash.", "2.0.0");
-  add("hexists", 3, read, HExists, "Determines whether a field exists in a hash.", "2.0.0");
-  add("hstrlen", 3, read, HStrLen, "Returns the length of the value of a field.", "3.2.0");
-  add("hgetall", 2, kReadOnly, HGetAll, "Returns all fields and values in a hash.", "2.0.0");
-  add("hkeys", 2, kReadOnly, HKeys, "Returns all fields in a hash.", "2.0.0");
-  add("hvals", 2, kReadOnly, HVals, "Returns all values in a hash.", "2.0.0");
-  add("hincrby", 4, write, HIncrBy,
-      "Increments the integer value of a field in a hash by a number.", "2.0.0");
-  add("hincrbyfloat", 4, write, HIncrByFloat,
-      "Increments the floating point value of a field by a number.", "2.6.0");
-  add("hrandfield", -2, kReadOnly, HRandField, "Returns one or more random fields from a hash.",
-      "6.2.0");
-  add("hscan", -3, kReadOnly, HScan, "Iterates over fields and values of a hash.", "2.8.0");
+  table.Register({"hset", -4, write, 1, 1, 1, HSet, "hash",
+                  "Creates or modifies the value of a field in a hash.", "2.0.0"});
+  table.Register(
+      {"hmset", -4, write, 1, 1, 1, HMSet, "hash", "Sets the values of multiple fields.", "2.0.0"});
+  table.Register({"hsetnx", 4, write, 1, 1, 1, HSetNx, "hash",
+                  "Sets the value of a field in a hash only when the field doesn't exist.",
+                  "2.0.0"});
+  table.Register(
+      {"hget", 3, read, 1, 1, 1, HGet, "hash", "Returns the value of a field in a hash.", "2.0.0"});
+  table.Register({"hmget", -3, read, 1, 1, 1, HMGet, "hash",
+                  "Returns the values of all fields in a hash.", "2.0.0"});
+  table.Register({"hdel", -3, write, 1, 1, 1, HDel, "hash",
+                  "Deletes one or more fields and their values from a hash.", "2.0.0"});
+  table.Register(
+      {"hlen", 2, read, 1, 1, 1, HLen, "hash", "Returns the number of fields in a hash.", "2.0.0"});
+  table.Register({"hexists", 3, read, 1, 1, 1, HExists, "hash",
+                  "Determines whether a field exists in a hash.", "2.0.0"});
+  table.Register({"hstrlen", 3, read, 1, 1, 1, HStrLen, "hash",
+                  "Returns the length of the value of a field.", "3.2.0"});
+  table.Register({"hgetall", 2, kReadOnly, 1, 1, 1, HGetAll, "hash",
+                  "Returns all fields and values in a hash.", "2.0.0"});
+  table.Register(
+      {"hkeys", 2, kReadOnly, 1, 1, 1, HKeys, "hash", "Returns all fields in a hash.", "2.0.0"});
+  table.Register(
+      {"hvals", 2, kReadOnly, 1, 1, 1, HVals, "hash", "Returns all values in a hash.", "2.0.0"});
+  table.Register({"hincrby", 4, write, 1, 1, 1, HIncrBy, "hash",
+                  "Increments the integer value of a field in a hash by a number.", "2.0.0"});
+  table.Register({"hincrbyfloat", 4, write, 1, 1, 1, HIncrByFloat, "hash",
+                  "Increments the floating point value of a field by a number.", "2.6.0"});
+  table.Register({"hrandfield", -2, kReadOnly, 1, 1, 1, HRandField, "hash",
+                  "Returns one or more random fields from a hash.", "6.2.0"});
+  table.Register({"hscan", -3, kReadOnly, 1, 1, 1, HScan, "hash",
+                  "Iterates over fields and values of a hash.", "2.8.0"});
 }
 
 }  // namespace cairn::server

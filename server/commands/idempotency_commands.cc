@@ -283,20 +283,21 @@ void Del(CommandContext& ctx) {
 }  // namespace
 
 void RegisterIdempotencyCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
-                 std::string_view summary) {
-    table.Register(NativeCommand("idempotency", name, arity, flags, 1, handler, summary));
-  };
-  add("idem.claim", -3, kWrite | kFast, Claim,
-      "Claims an idempotency key for a request, or returns what the key already holds.");
-  add("idem.complete", -4, kWrite, Complete,
-      "Stores the response of a claimed request, if the claim still owns the key.");
-  add("idem.fail", -3, kWrite, Fail,
-      "Releases a claim for a retry, or stores a permanent failure as its outcome.");
-  add("idem.extend", 4, kWrite | kFast, Extend,
-      "Extends the lock of a claim that still owns the key.");
-  add("idem.get", 2, kReadOnly | kFast, Get, "Returns an idempotency record.");
-  add("idem.del", 2, kWrite | kFast, Del, "Deletes an idempotency record, whatever its state.");
+  table.Register({"idem.claim", -3, kWrite | kFast | kNative, 1, 1, 1, Claim, "idempotency",
+                  "Claims an idempotency key for a request, or returns what the key already holds.",
+                  kNativeSince});
+  table.Register({"idem.complete", -4, kWrite | kNative, 1, 1, 1, Complete, "idempotency",
+                  "Stores the response of a claimed request, if the claim still owns the key.",
+                  kNativeSince});
+  table.Register({"idem.fail", -3, kWrite | kNative, 1, 1, 1, Fail, "idempotency",
+                  "Releases a claim for a retry, or stores a permanent failure as its outcome.",
+                  kNativeSince});
+  table.Register({"idem.extend", 4, kWrite | kFast | kNative, 1, 1, 1, Extend, "idempotency",
+                  "Extends the lock of a claim that still owns the key.", kNativeSince});
+  table.Register({"idem.get", 2, kReadOnly | kFast | kNative, 1, 1, 1, Get, "idempotency",
+                  "Returns an idempotency record.", kNativeSince});
+  table.Register({"idem.del", 2, kWrite | kFast | kNative, 1, 1, 1, Del, "idempotency",
+                  "Deletes an idempotency record, whatever its state.", kNativeSince});
 }
 
 }  // namespace cairn::server

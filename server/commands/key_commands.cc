@@ -248,46 +248,49 @@ void RandomKey(CommandContext& ctx) {
 }  // namespace
 
 void RegisterKeyCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 int step, CommandHandler handler, std::string_view summary,
-                 std::string_view since) {
-    table.Register({name, arity, flags, first, last, step, handler, "generic", summary, since});
-  };
   const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast | kBatch;
-  add("del", -2, kWrite | kBatch, 1, -1, 1, Del, "Deletes one or more keys.", "1.0.0");
-  add("unlink", -2, kWrite | kFast | kBatch, 1, -1, 1, Del,
-      "Asynchronously deletes one or more keys.", "4.0.0");
-  add("exists", -2, read, 1, -1, 1, Exists, "Determines whether one or more keys exist.", "1.0.0");
-  add("touch", -2, read, 1, -1, 1, Exists,
-      "Returns the number of existing keys out of those specified after updating the time they "
-      "were last accessed.",
-      "3.2.1");
-  add("type", 2, read, 1, 1, 1, Type, "Determines the type of value stored at a key.", "1.0.0");
-  add("expire", -3, fast_write, 1, 1, 1, Expire, "Sets the expiration time of a key in seconds.",
-      "1.0.0");
-  add("pexpire", -3, fast_write, 1, 1, 1, PExpire,
-      "Sets the expiration time of a key in milliseconds.", "2.6.0");
-  add("expireat", -3, fast_write, 1, 1, 1, ExpireAt,
-      "Sets the expiration time of a key to a Unix timestamp.", "1.2.0");
-  add("pexpireat", -3, fast_write, 1, 1, 1, PExpireAt,
-      "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0");
-  add("ttl", 2, read, 1, 1, 1, Ttl, "Returns the expiration time in seconds of a key.", "1.0.0");
-  add("pttl", 2, read, 1, 1, 1, PTtl, "Returns the expiration time in milliseconds of a key.",
-      "2.6.0");
-  add("expiretime", 2, read, 1, 1, 1, ExpireTime,
-      "Returns the expiration time of a key as a Unix timestamp.", "7.0.0");
-  add("pexpiretime", 2, read, 1, 1, 1, PExpireTime,
-      "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0");
-  add("persist", 2, fast_write, 1, 1, 1, Persist, "Removes the expiration time of a key.", "2.2.0");
-  add("rename", 3, kWrite | kBatch, 1, 2, 1, Rename,
-      "Renames a key and overwrites the destination.", "1.0.0");
-  add("renamenx", 3, fast_write, 1, 2, 1, RenameNx,
-      "Renames a key only when the target key name doesn't exist.", "1.0.0");
-  add("keys", 2, kReadOnly, 0, 0, 0, Keys, "Returns all key names that match a pattern.", "1.0.0");
-  add("scan", -2, kReadOnly, 0, 0, 0, Scan, "Iterates over the key names in the database.",
-      "2.8.0");
-  add("randomkey", 1, kReadOnly, 0, 0, 0, RandomKey, "Returns a random key name from the database.",
-      "1.0.0");
+  table.Register(
+      {"del", -2, kWrite | kBatch, 1, -1, 1, Del, "generic", "Deletes one or more keys.", "1.0.0"});
+  table.Register({"unlink", -2, kWrite | kFast | kBatch, 1, -1, 1, Del, "generic",
+                  "Asynchronously deletes one or more keys.", "4.0.0"});
+  table.Register({"exists", -2, read, 1, -1, 1, Exists, "generic",
+                  "Determines whether one or more keys exist.", "1.0.0"});
+  table.Register(
+      {"touch", -2, read, 1, -1, 1, Exists, "generic",
+       "Returns the number of existing keys out of those specified after updating the time they "
+       "were last accessed.",
+       "3.2.1"});
+  table.Register({"type", 2, read, 1, 1, 1, Type, "generic",
+                  "Determines the type of value stored at a key.", "1.0.0"});
+  table.Register({"expire", -3, fast_write, 1, 1, 1, Expire, "generic",
+                  "Sets the expiration time of a key in seconds.", "1.0.0"});
+  table.Register({"pexpire", -3, fast_write, 1, 1, 1, PExpire, "generic",
+                  "Sets the expiration time of a key in milliseconds.", "2.6.0"});
+  table.Register({"expireat", -3, fast_write, 1, 1, 1, ExpireAt, "generic",
+                  "Sets the expiration time of a key to a Unix timestamp.", "1.2.0"});
+  table.Register({"pexpireat", -3, fast_write, 1, 1, 1, PExpireAt, "generic",
+                  "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0"});
+  table.Register({"ttl", 2, read, 1, 1, 1, Ttl, "generic",
+                  "Returns the expiration time in seconds of a key.", "1.0.0"});
+  table.Register({"pttl", 2, read, 1, 1, 1, PTtl, "generic",
+                  "Returns the expiration time in milliseconds of a key.", "2.6.0"});
+  table.Register({"expiretime", 2, read, 1, 1, 1, ExpireTime, "generic",
+                  "Returns the expiration time of a key as a Unix timestamp.", "7.0.0"});
+  table.Register({"pexpiretime", 2, read, 1, 1, 1, PExpireTime, "generic",
+                  "Returns the expiration time of a key as a Unix milliseconds timestamp.",
+                  "7.0.0"});
+  table.Register({"persist", 2, fast_write, 1, 1, 1, Persist, "generic",
+                  "Removes the expiration time of a key.", "2.2.0"});
+  table.Register({"rename", 3, kWrite | kBatch, 1, 2, 1, Rename, "generic",
+                  "Renames a key and overwrites the destination.", "1.0.0"});
+  table.Register({"renamenx", 3, fast_write, 1, 2, 1, RenameNx, "generic",
+                  "Renames a key only when the target key name doesn't exist.", "1.0.0"});
+  table.Register({"keys", 2, kReadOnly, 0, 0, 0, Keys, "generic",
+                  "Returns all key names that match a pattern.", "1.0.0"});
+  table.Register({"scan", -2, kReadOnly, 0, 0, 0, Scan, "generic",
+                  "Iterates over the key names in the database.", "2.8.0"});
+  table.Register({"randomkey", 1, kReadOnly, 0, 0, 0, RandomKey, "generic",
+                  "Returns a random key name from the database.", "1.0.0"});
 }
 
 }  // namespace cairn::server

@@ -229,25 +229,24 @@ void FencedSet(CommandContext& ctx) {
 }  // namespace
 
 void RegisterLeaseCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
-                 std::string_view summary) {
-    table.Register(NativeCommand("lease", name, arity, flags, 1, handler, summary));
-  };
-  add("lease.acquire", -4, kWrite | kFast | kBlocking, Acquire,
-      "Acquires a lease (or, with LIMIT, a semaphore slot), waiting up to BLOCK ms if given; "
-      "returns its token and fencing number, or who holds it.");
-  add("lease.extend", 4, kWrite | kFast, Extend,
-      "Moves the expiry of a held lease to now plus a TTL in milliseconds.");
-  add("lease.release", 3, kWrite | kFast, Release, "Releases a held lease by its token.");
-  add("lease.info", 2, kReadOnly | kFast, Info,
-      "Returns the live holders of a lease and its newest fencing number.");
+  table.Register(
+      {"lease.acquire", -4, kWrite | kFast | kBlocking | kNative, 1, 1, 1, Acquire, "lease",
+       "Acquires a lease (or, with LIMIT, a semaphore slot), waiting up to BLOCK ms if given; "
+       "returns its token and fencing number, or who holds it.",
+       kNativeSince});
+  table.Register({"lease.extend", 4, kWrite | kFast | kNative, 1, 1, 1, Extend, "lease",
+                  "Moves the expiry of a held lease to now plus a TTL in milliseconds.",
+                  kNativeSince});
+  table.Register({"lease.release", 3, kWrite | kFast | kNative, 1, 1, 1, Release, "lease",
+                  "Releases a held lease by its token.", kNativeSince});
+  table.Register({"lease.info", 2, kReadOnly | kFast | kNative, 1, 1, 1, Info, "lease",
+                  "Returns the live holders of a lease and its newest fencing number.",
+                  kNativeSince});
   // Two keys: the resource (1) and the string key it writes (3), so that WATCH sees the write.
-  CommandSpec fenced_set = NativeCommand(
-      "lease", "lease.fencedset", 5, kWrite | kFast, 1, FencedSet,
-      "Sets a string key only while the fencing number is the newest issued for the lease.");
-  fenced_set.last_key = 3;
-  fenced_set.key_step = 2;
-  table.Register(fenced_set);
+  table.Register(
+      {"lease.fencedset", 5, kWrite | kFast | kNative, 1, 3, 2, FencedSet, "lease",
+       "Sets a string key only while the fencing number is the newest issued for the lease.",
+       kNativeSince});
 }
 
 }  // namespace cairn::server

@@ -288,53 +288,65 @@ void BLMPop(CommandContext& ctx) { BlockingMultiPop(ctx, kListMultiPop); }
 }  // namespace
 
 void RegisterListCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int last,
-                 CommandHandler handler, std::string_view summary, std::string_view since) {
-    table.Register({name, arity, flags, 1, last, 1, handler, "list", summary, since});
-  };
   const std::uint32_t read = kReadOnly | kFast, fast_write = kWrite | kFast | kBatch,
                       write = kWrite | kBatch;
-  add("lpush", -3, fast_write, 1, LPush, "Prepends one or more elements to a list.", "1.0.0");
-  add("rpush", -3, fast_write, 1, RPush, "Appends one or more elements to a list.", "1.0.0");
-  add("lpushx", -3, fast_write, 1, LPushX,
-      "Prepends one or more elements to a list only when the list exists.", "2.2.0");
-  add("rpushx", -3, fast_write, 1, RPushX,
-      "Appends an element to a list only when the list exists.", "2.2.0");
-  add("lpop", -2, fast_write, 1, LPop, "Returns the first elements in a list after removing it.",
-      "1.0.0");
-  add("rpop", -2, fast_write, 1, RPop, "Returns and removes the last elements of the list.",
-      "1.0.0");
-  add("llen", 2, read, 1, LLen, "Returns the length of a list.", "1.0.0");
-  add("lrange", 4, kReadOnly, 1, LRange, "Returns a range of elements from a list.", "1.0.0");
-  add("lindex", 3, kReadOnly, 1, LIndex, "Returns an element from a list by its index.", "1.0.0");
-  add("lset", 4, write, 1, LSet, "Sets the value of an element in a list by its index.", "1.0.0");
-  add("lrem", 4, write, 1, LRem, "Removes elements from a list.", "1.0.0");
-  add("ltrim", 4, write, 1, LTrim, "Removes elements from both ends a list.", "1.0.0");
-  add("linsert", 5, write, 1, LInsert, "Inserts an element before or after another element.",
-      "2.2.0");
-  add("lpos", -3, kReadOnly, 1, LPos, "Returns the index of matching elements in a list.", "6.0.6");
-  add("lmove", 5, write, 2, LMove,
-      "Returns an element after popping it from one list and pushing it to another.", "6.2.0");
-  add("rpoplpush", 3, write, 2, RPopLPush,
-      "Returns the last element of a list after removing and pushing it to another list.", "1.2.0");
+  table.Register({"lpush", -3, fast_write, 1, 1, 1, LPush, "list",
+                  "Prepends one or more elements to a list.", "1.0.0"});
+  table.Register({"rpush", -3, fast_write, 1, 1, 1, RPush, "list",
+                  "Appends one or more elements to a list.", "1.0.0"});
+  table.Register({"lpushx", -3, fast_write, 1, 1, 1, LPushX, "list",
+                  "Prepends one or more elements to a list only when the list exists.", "2.2.0"});
+  table.Register({"rpushx", -3, fast_write, 1, 1, 1, RPushX, "list",
+                  "Appends an element to a list only when the list exists.", "2.2.0"});
+  table.Register({"lpop", -2, fast_write, 1, 1, 1, LPop, "list",
+                  "Returns the first elements in a list after removing it.", "1.0.0"});
+  table.Register({"rpop", -2, fast_write, 1, 1, 1, RPop, "list",
+                  "Returns and removes the last elements of the list.", "1.0.0"});
+  table.Register(
+      {"llen", 2, read, 1, 1, 1, LLen, "list", "Returns the length of a list.", "1.0.0"});
+  table.Register({"lrange", 4, kReadOnly, 1, 1, 1, LRange, "list",
+                  "Returns a range of elements from a list.", "1.0.0"});
+  table.Register({"lindex", 3, kReadOnly, 1, 1, 1, LIndex, "list",
+                  "Returns an element from a list by its index.", "1.0.0"});
+  table.Register({"lset", 4, write, 1, 1, 1, LSet, "list",
+                  "Sets the value of an element in a list by its index.", "1.0.0"});
+  table.Register(
+      {"lrem", 4, write, 1, 1, 1, LRem, "list", "Removes elements from a list.", "1.0.0"});
+  table.Register({"ltrim", 4, write, 1, 1, 1, LTrim, "list",
+                  "Removes elements from both ends a list.", "1.0.0"});
+  table.Register({"linsert", 5, write, 1, 1, 1, LInsert, "list",
+                  "Inserts an element before or after another element.", "2.2.0"});
+  table.Register({"lpos", -3, kReadOnly, 1, 1, 1, LPos, "list",
+                  "Returns the index of matching elements in a list.", "6.0.6"});
+  table.Register({"lmove", 5, write, 1, 2, 1, LMove, "list",
+                  "Returns an element after popping it from one list and pushing it to another.",
+                  "6.2.0"});
+  table.Register(
+      {"rpoplpush", 3, write, 1, 2, 1, RPopLPush, "list",
+       "Returns the last element of a list after removing and pushing it to another list.",
+       "1.2.0"});
   // Redis 7.0 refuses the older blocking commands in scripts (noscript), not BLMPOP.
   const std::uint32_t blocking = kWrite | kBlocking | kNoScript;
-  add("blpop", -3, blocking | kFast, -2, BLPop,
-      "Removes and returns the first element in a list. Blocks until an element is available "
-      "otherwise.",
-      "2.0.0");
-  add("brpop", -3, blocking | kFast, -2, BRPop,
-      "Removes and returns the last element in a list. Blocks until an element is available "
-      "otherwise.",
-      "2.0.0");
-  add("blmove", 6, blocking, 2, BLMove,
-      "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
-      "element is available otherwise.",
-      "6.2.0");
-  add("brpoplpush", 4, blocking, 2, BRPopLPush,
-      "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
-      "element is available otherwise.",
-      "2.2.0");
+  table.Register(
+      {"blpop", -3, blocking | kFast, 1, -2, 1, BLPop, "list",
+       "Removes and returns the first element in a list. Blocks until an element is available "
+       "otherwise.",
+       "2.0.0"});
+  table.Register(
+      {"brpop", -3, blocking | kFast, 1, -2, 1, BRPop, "list",
+       "Removes and returns the last element in a list. Blocks until an element is available "
+       "otherwise.",
+       "2.0.0"});
+  table.Register(
+      {"blmove", 6, blocking, 1, 2, 1, BLMove, "list",
+       "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
+       "element is available otherwise.",
+       "6.2.0"});
+  table.Register(
+      {"brpoplpush", 4, blocking, 1, 2, 1, BRPopLPush, "list",
+       "Pops an element from a list, pushes it to another list and returns it. Blocks until an "
+       "element is available otherwise.",
+       "2.2.0"});
   // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
   table.Register({"lmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, LMPop, "list",
                   "Pops elements from the first of several lists that is not empty.", "7.0.0", 1});

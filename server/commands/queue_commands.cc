@@ -483,31 +483,40 @@ void Get(CommandContext& ctx) {
 }  // namespace
 
 void RegisterQueueCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first_key,
-                 CommandHandler handler, std::string_view summary) {
-    table.Register(NativeCommand("queue", name, arity, flags, first_key, handler, summary));
-  };
-  add("queue.add", -3, kWrite | kFast, 1, Add,
-      "Adds a job to a queue, deduplicated by its ID; returns the job id and whether it was "
-      "added.");
-  add("queue.group", -3, kWrite, 1, Group,
-      "Creates a consumer group of a queue, receiving new jobs or all jobs the queue holds.");
-  add("queue.groups", 2, kReadOnly | kFast, 1, Groups,
-      "Returns the consumer groups of a queue in creation order.");
-  add("queue.claim", -4, kWrite | kBlocking, 1, Claim,
-      "Leases up to COUNT ready jobs of a consumer group to a consumer; with BLOCK, waits for "
-      "one when none is ready.");
-  add("queue.ack", 5, kWrite | kFast, 1, Ack, "Marks a claimed job done for its consumer group.");
-  add("queue.extend", 6, kWrite | kFast, 1, Extend,
-      "Moves the lease deadline of a claimed job to now plus milliseconds.");
-  add("queue.fail", -6, kWrite | kFast, 1, Fail,
-      "Records a failed attempt of a claimed job: retried after its backoff, or dead-lettered.");
-  add("queue.dlq", -4, kWrite, 2, Dead,
-      "Lists, replays or purges the dead-letter queue of a consumer group.");
-  add("queue.stats", 2, kReadOnly, 1, Stats,
-      "Returns the number of jobs per state for each consumer group of a queue.");
-  add("queue.get", 3, kReadOnly | kFast, 1, Get,
-      "Returns a job with its retry policy and its delivery to each consumer group.");
+  table.Register(
+      {"queue.add", -3, kWrite | kFast | kNative, 1, 1, 1, Add, "queue",
+       "Adds a job to a queue, deduplicated by its ID; returns the job id and whether it was "
+       "added.",
+       kNativeSince});
+  table.Register(
+      {"queue.group", -3, kWrite | kNative, 1, 1, 1, Group, "queue",
+       "Creates a consumer group of a queue, receiving new jobs or all jobs the queue holds.",
+       kNativeSince});
+  table.Register({"queue.groups", 2, kReadOnly | kFast | kNative, 1, 1, 1, Groups, "queue",
+                  "Returns the consumer groups of a queue in creation order.", kNativeSince});
+  table.Register(
+      {"queue.claim", -4, kWrite | kBlocking | kNative, 1, 1, 1, Claim, "queue",
+       "Leases up to COUNT ready jobs of a consumer group to a consumer; with BLOCK, waits for "
+       "one when none is ready.",
+       kNativeSince});
+  table.Register({"queue.ack", 5, kWrite | kFast | kNative, 1, 1, 1, Ack, "queue",
+                  "Marks a claimed job done for its consumer group.", kNativeSince});
+  table.Register({"queue.extend", 6, kWrite | kFast | kNative, 1, 1, 1, Extend, "queue",
+                  "Moves the lease deadline of a claimed job to now plus milliseconds.",
+                  kNativeSince});
+  table.Register(
+      {"queue.fail", -6, kWrite | kFast | kNative, 1, 1, 1, Fail, "queue",
+       "Records a failed attempt of a claimed job: retried after its backoff, or dead-lettered.",
+       kNativeSince});
+  table.Register({"queue.dlq", -4, kWrite | kNative, 2, 2, 1, Dead, "queue",
+                  "Lists, replays or purges the dead-letter queue of a consumer group.",
+                  kNativeSince});
+  table.Register({"queue.stats", 2, kReadOnly | kNative, 1, 1, 1, Stats, "queue",
+                  "Returns the number of jobs per state for each consumer group of a queue.",
+                  kNativeSince});
+  table.Register({"queue.get", 3, kReadOnly | kFast | kNative, 1, 1, 1, Get, "queue",
+                  "Returns a job with its retry policy and its delivery to each consumer group.",
+                  kNativeSince});
 }
 
 }  // namespace cairn::server

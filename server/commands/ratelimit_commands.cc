@@ -150,15 +150,14 @@ void Reset(CommandContext& ctx) {
 }  // namespace
 
 void RegisterRateLimitCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
-                 std::string_view summary) {
-    table.Register(NativeCommand("ratelimit", name, arity, flags, 1, handler, summary));
-  };
-  add("rate.take", -5, kWrite | kFast, Take,
-      "Takes from a key's rate limit, or tells how long to wait before it allows the take.");
-  add("rate.peek", -5, kReadOnly | kFast, Peek,
-      "Returns what RATE.TAKE would answer, without taking.");
-  add("rate.reset", 2, kWrite | kFast, Reset, "Forgets a key's rate limit state.");
+  table.Register(
+      {"rate.take", -5, kWrite | kFast | kNative, 1, 1, 1, Take, "ratelimit",
+       "Takes from a key's rate limit, or tells how long to wait before it allows the take.",
+       kNativeSince});
+  table.Register({"rate.peek", -5, kReadOnly | kFast | kNative, 1, 1, 1, Peek, "ratelimit",
+                  "Returns what RATE.TAKE would answer, without taking.", kNativeSince});
+  table.Register({"rate.reset", 2, kWrite | kFast | kNative, 1, 1, 1, Reset, "ratelimit",
+                  "Forgets a key's rate limit state.", kNativeSince});
 }
 
 }  // namespace cairn::server

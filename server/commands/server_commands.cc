@@ -337,27 +337,29 @@ void Command(CommandContext& ctx) {
 }  // namespace
 
 void RegisterServerCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, CommandHandler handler,
-                 std::string_view summary, std::string_view since) {
-    table.Register({name, arity, flags, 0, 0, 0, handler, "server", summary, since});
-  };
-  add("info", -1, kLoading | kStale, Info, "Returns information and statistics about the server.",
-      "1.0.0");
-  add("config", -2, kAdmin | kNoScript | kLoading | kStale | kSubcommands, Config,
-      "A container for server configuration commands.", "2.0.0");
-  add("dbsize", 1, kReadOnly | kFast, DbSize, "Returns the number of keys in the database.",
-      "1.0.0");
-  add("flushdb", -1, kWrite, Flush, "Remove all keys from the current database.", "1.0.0");
-  add("flushall", -1, kWrite, Flush, "Removes all keys from all databases.", "1.0.0");
-  add("time", 1, kLoading | kStale | kFast, Time, "Returns the server time.", "2.6.0");
-  add("shutdown", -1, kAdmin | kNoScript | kNoMulti | kLoading | kStale, Shutdown,
-      "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0");
-  add("wait", 3, kNoScript, Wait,
-      "Blocks until the asynchronous replication of all preceding write commands sent by the "
-      "connection is completed.",
-      "3.0.0");
-  add("command", -1, kLoading | kStale | kSubcommands, Command,
-      "Returns detailed information about all commands.", "2.8.13");
+  table.Register({"info", -1, kLoading | kStale, 0, 0, 0, Info, "server",
+                  "Returns information and statistics about the server.", "1.0.0"});
+  table.Register({"config", -2, kAdmin | kNoScript | kLoading | kStale | kSubcommands, 0, 0, 0,
+                  Config, "server", "A container for server configuration commands.", "2.0.0"});
+  table.Register({"dbsize", 1, kReadOnly | kFast, 0, 0, 0, DbSize, "server",
+                  "Returns the number of keys in the database.", "1.0.0"});
+  table.Register({"flushdb", -1, kWrite, 0, 0, 0, Flush, "server",
+                  "Remove all keys from the current database.", "1.0.0"});
+  table.Register({"flushall", -1, kWrite, 0, 0, 0, Flush, "server",
+                  "Removes all keys from all databases.", "1.0.0"});
+  table.Register({"time", 1, kLoading | kStale | kFast, 0, 0, 0, Time, "server",
+                  "Returns the server time.", "2.6.0"});
+  table.Register({"shutdown", -1, kAdmin | kNoScript | kNoMulti | kLoading | kStale, 0, 0, 0,
+                  Shutdown, "server",
+                  "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+                  "1.0.0"});
+  table.Register(
+      {"wait", 3, kNoScript, 0, 0, 0, Wait, "server",
+       "Blocks until the asynchronous replication of all preceding write commands sent by the "
+       "connection is completed.",
+       "3.0.0"});
+  table.Register({"command", -1, kLoading | kStale | kSubcommands, 0, 0, 0, Command, "server",
+                  "Returns detailed information about all commands.", "2.8.13"});
 }
 
 }  // namespace cairn::server

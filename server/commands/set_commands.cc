@@ -292,37 +292,41 @@ void SScan(CommandContext& ctx) {
 }  // namespace
 
 void RegisterSetCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 CommandHandler handler, std::string_view summary, std::string_view since) {
-    table.Register(
-        {name, arity, flags, first, last, first > 0 ? 1 : 0, handler, "set", summary, since});
-  };
   const std::uint32_t read = kReadOnly | kFast, write = kWrite | kFast | kBatch;
-  add("sadd", -3, write, 1, 1, SAdd, "Adds one or more members to a set.", "1.0.0");
-  add("srem", -3, write, 1, 1, SRem, "Removes one or more members from a set.", "1.0.0");
-  add("scard", 2, read, 1, 1, SCard, "Returns the number of members in a set.", "1.0.0");
-  add("sismember", 3, read, 1, 1, SIsMember, "Determines whether a member belongs to a set.",
-      "1.0.0");
-  add("smismember", -3, read, 1, 1, SMIsMember,
-      "Determines whether multiple members belong to a set.", "6.2.0");
-  add("smembers", 2, kReadOnly, 1, 1, SMembers, "Returns all members of a set.", "1.0.0");
-  add("spop", -2, write, 1, 1, SPop,
-      "Returns one or more random members from a set after removing them.", "1.0.0");
-  add("srandmember", -2, kReadOnly, 1, 1, SRandMember,
-      "Get one or multiple random members from a set", "1.0.0");
-  add("smove", 4, write, 1, 2, SMove, "Moves a member from one set to another.", "1.0.0");
-  add("sinter", -2, kReadOnly, 1, -1, SInter, "Returns the intersect of multiple sets.", "1.0.0");
-  add("sunion", -2, kReadOnly, 1, -1, SUnion, "Returns the union of multiple sets.", "1.0.0");
-  add("sdiff", -2, kReadOnly, 1, -1, SDiff, "Returns the difference of multiple sets.", "1.0.0");
-  add("sinterstore", -3, kWrite | kBatch, 1, -1, SInterStore,
-      "Stores the intersect of multiple sets in a key.", "1.0.0");
-  add("sunionstore", -3, kWrite | kBatch, 1, -1, SUnionStore,
-      "Stores the union of multiple sets in a key.", "1.0.0");
-  add("sdiffstore", -3, kWrite | kBatch, 1, -1, SDiffStore,
-      "Stores the difference of multiple sets in a key.", "1.0.0");
-  add("sintercard", -3, kReadOnly | kMovableKeys, 0, 0, SInterCard,
-      "Returns the number of members of the intersect of multiple sets.", "7.0.0");
-  add("sscan", -3, kReadOnly, 1, 1, SScan, "Iterates over members of a set.", "2.6.0");
+  table.Register(
+      {"sadd", -3, write, 1, 1, 1, SAdd, "set", "Adds one or more members to a set.", "1.0.0"});
+  table.Register({"srem", -3, write, 1, 1, 1, SRem, "set",
+                  "Removes one or more members from a set.", "1.0.0"});
+  table.Register({"scard", 2, read, 1, 1, 1, SCard, "set",
+                  "Returns the number of members in a set.", "1.0.0"});
+  table.Register({"sismember", 3, read, 1, 1, 1, SIsMember, "set",
+                  "Determines whether a member belongs to a set.", "1.0.0"});
+  table.Register({"smismember", -3, read, 1, 1, 1, SMIsMember, "set",
+                  "Determines whether multiple members belong to a set.", "6.2.0"});
+  table.Register({"smembers", 2, kReadOnly, 1, 1, 1, SMembers, "set",
+                  "Returns all members of a set.", "1.0.0"});
+  table.Register({"spop", -2, write, 1, 1, 1, SPop, "set",
+                  "Returns one or more random members from a set after removing them.", "1.0.0"});
+  table.Register({"srandmember", -2, kReadOnly, 1, 1, 1, SRandMember, "set",
+                  "Get one or multiple random members from a set", "1.0.0"});
+  table.Register({"smove", 4, write, 1, 2, 1, SMove, "set",
+                  "Moves a member from one set to another.", "1.0.0"});
+  table.Register({"sinter", -2, kReadOnly, 1, -1, 1, SInter, "set",
+                  "Returns the intersect of multiple sets.", "1.0.0"});
+  table.Register({"sunion", -2, kReadOnly, 1, -1, 1, SUnion, "set",
+                  "Returns the union of multiple sets.", "1.0.0"});
+  table.Register({"sdiff", -2, kReadOnly, 1, -1, 1, SDiff, "set",
+                  "Returns the difference of multiple sets.", "1.0.0"});
+  table.Register({"sinterstore", -3, kWrite | kBatch, 1, -1, 1, SInterStore, "set",
+                  "Stores the intersect of multiple sets in a key.", "1.0.0"});
+  table.Register({"sunionstore", -3, kWrite | kBatch, 1, -1, 1, SUnionStore, "set",
+                  "Stores the union of multiple sets in a key.", "1.0.0"});
+  table.Register({"sdiffstore", -3, kWrite | kBatch, 1, -1, 1, SDiffStore, "set",
+                  "Stores the difference of multiple sets in a key.", "1.0.0"});
+  table.Register({"sintercard", -3, kReadOnly | kMovableKeys, 0, 0, 0, SInterCard, "set",
+                  "Returns the number of members of the intersect of multiple sets.", "7.0.0"});
+  table.Register(
+      {"sscan", -3, kReadOnly, 1, 1, 1, SScan, "set", "Iterates over members of a set.", "2.6.0"});
 }
 
 }  // namespace cairn::server

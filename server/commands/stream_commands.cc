@@ -528,29 +528,27 @@ void XInfo(CommandContext& ctx) { RunSubcommand(ctx, kXInfoSubcommands, "XINFO")
 }  // namespace
 
 void RegisterStreamCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 CommandHandler handler, std::string_view summary, std::string_view since) {
-    table.Register(
-        {name, arity, flags, first, last, first == 0 ? 0 : 1, handler, "stream", summary, since});
-  };
-  add("xadd", -5, kWrite | kFast | kBatch, 1, 1, XAdd,
-      "Appends a new message to a stream. Creates the key if it doesn't exist.", "5.0.0");
-  add("xtrim", -4, kWrite | kBatch, 1, 1, XTrim, "Deletes messages from the beginning of a stream.",
-      "5.0.0");
-  add("xdel", -3, kWrite | kFast | kBatch, 1, 1, XDel,
-      "Returns the number of messages after removing them from a stream.", "5.0.0");
-  add("xlen", 2, kReadOnly | kFast, 1, 1, XLen, "Return the number of messages in a stream.",
-      "5.0.0");
-  add("xrange", -4, kReadOnly, 1, 1, XRange,
-      "Returns the messages from a stream within a range of IDs.", "5.0.0");
-  add("xrevrange", -4, kReadOnly, 1, 1, XRevRange,
-      "Returns the messages from a stream within a range of IDs in reverse order.", "5.0.0");
-  add("xread", -4, kReadOnly | kBlocksOnRequest | kMovableKeys, 0, 0, XRead,
-      "Returns messages from multiple streams with IDs greater than the ones requested. Blocks "
-      "until a message is available otherwise.",
-      "5.0.0");
-  add("xinfo", -2, kReadOnly, 0, 0, XInfo, "A container for stream introspection commands.",
-      "5.0.0");
+  table.Register({"xadd", -5, kWrite | kFast | kBatch, 1, 1, 1, XAdd, "stream",
+                  "Appends a new message to a stream. Creates the key if it doesn't exist.",
+                  "5.0.0"});
+  table.Register({"xtrim", -4, kWrite | kBatch, 1, 1, 1, XTrim, "stream",
+                  "Deletes messages from the beginning of a stream.", "5.0.0"});
+  table.Register({"xdel", -3, kWrite | kFast | kBatch, 1, 1, 1, XDel, "stream",
+                  "Returns the number of messages after removing them from a stream.", "5.0.0"});
+  table.Register({"xlen", 2, kReadOnly | kFast, 1, 1, 1, XLen, "stream",
+                  "Return the number of messages in a stream.", "5.0.0"});
+  table.Register({"xrange", -4, kReadOnly, 1, 1, 1, XRange, "stream",
+                  "Returns the messages from a stream within a range of IDs.", "5.0.0"});
+  table.Register({"xrevrange", -4, kReadOnly, 1, 1, 1, XRevRange, "stream",
+                  "Returns the messages from a stream within a range of IDs in reverse order.",
+                  "5.0.0"});
+  table.Register(
+      {"xread", -4, kReadOnly | kBlocksOnRequest | kMovableKeys, 0, 0, 0, XRead, "stream",
+       "Returns messages from multiple streams with IDs greater than the ones requested. Blocks "
+       "until a message is available otherwise.",
+       "5.0.0"});
+  table.Register({"xinfo", -2, kReadOnly, 0, 0, 0, XInfo, "stream",
+                  "A container for stream introspection commands.", "5.0.0"});
 }
 
 }  // namespace cairn::server

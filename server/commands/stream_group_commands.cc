@@ -500,33 +500,33 @@ void XAutoClaim(CommandContext& ctx) {
 }  // namespace
 
 void RegisterStreamGroupCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 CommandHandler handler, std::string_view summary, std::string_view since) {
-    table.Register(
-        {name, arity, flags, first, last, first == 0 ? 0 : 1, handler, "stream", summary, since});
-  };
-  add("xgroup", -2, kWrite | kGroupStateOnly | kSubcommands, 2, 2, XGroup,
-      "A container for consumer groups commands.", "5.0.0");
-  add("xreadgroup", -7, kWrite | kGroupStateOnly | kBlocksOnRequest | kMovableKeys, 0, 0,
-      XReadGroup,
-      "Returns new or historical messages from a stream for a consumer in a group. Blocks until "
-      "a message is available otherwise.",
-      "5.0.0");
-  add("xack", -4, kWrite | kGroupStateOnly | kFast, 1, 1, XAck,
-      "Returns the number of messages that were successfully acknowledged by the consumer group "
-      "member of a stream.",
-      "5.0.0");
-  add("xpending", -3, kReadOnly, 1, 1, XPending,
-      "Returns the information and entries from a stream consumer group's pending entries list.",
-      "5.0.0");
-  add("xclaim", -6, kWrite | kGroupStateOnly | kFast, 1, 1, XClaim,
-      "Changes, or acquires, ownership of a message in a consumer group, as if the message was "
-      "delivered a consumer group member.",
-      "5.0.0");
-  add("xautoclaim", -6, kWrite | kGroupStateOnly | kFast, 1, 1, XAutoClaim,
-      "Changes, or acquires, ownership of messages in a consumer group, as if the messages were "
-      "delivered to as consumer group member.",
-      "6.2.0");
+  table.Register({"xgroup", -2, kWrite | kGroupStateOnly | kSubcommands, 2, 2, 1, XGroup, "stream",
+                  "A container for consumer groups commands.", "5.0.0"});
+  table.Register(
+      {"xreadgroup", -7, kWrite | kGroupStateOnly | kBlocksOnRequest | kMovableKeys, 0, 0, 0,
+       XReadGroup, "stream",
+       "Returns new or historical messages from a stream for a consumer in a group. Blocks until "
+       "a message is available otherwise.",
+       "5.0.0"});
+  table.Register(
+      {"xack", -4, kWrite | kGroupStateOnly | kFast, 1, 1, 1, XAck, "stream",
+       "Returns the number of messages that were successfully acknowledged by the consumer group "
+       "member of a stream.",
+       "5.0.0"});
+  table.Register(
+      {"xpending", -3, kReadOnly, 1, 1, 1, XPending, "stream",
+       "Returns the information and entries from a stream consumer group's pending entries list.",
+       "5.0.0"});
+  table.Register(
+      {"xclaim", -6, kWrite | kGroupStateOnly | kFast, 1, 1, 1, XClaim, "stream",
+       "Changes, or acquires, ownership of a message in a consumer group, as if the message was "
+       "delivered a consumer group member.",
+       "5.0.0"});
+  table.Register(
+      {"xautoclaim", -6, kWrite | kGroupStateOnly | kFast, 1, 1, 1, XAutoClaim, "stream",
+       "Changes, or acquires, ownership of messages in a consumer group, as if the messages were "
+       "delivered to as consumer group member.",
+       "6.2.0"});
 }
 
 }  // namespace cairn::server

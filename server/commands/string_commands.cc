@@ -282,66 +282,76 @@ void SetRange(CommandContext& ctx) {
 void RegisterStringCommands(CommandTable& table) {
   const std::uint32_t read = kReadOnly | kFast, write = kWrite | kBatch,
                       fast_write = kWrite | kFast | kBatch;
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 int step, CommandHandler handler, std::string_view summary,
-                 std::string_view since) {
-    table.Register({name, arity, flags, first, last, step, handler, "string", summary, since});
-  };
-  add("get", 2, read, 1, 1, 1, Get, "Returns the string value of a key.", "1.0.0");
-  add("set", -3, write, 1, 1, 1, Set,
-      "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
-      "1.0.0");
-  add("setnx", 3, fast_write, 1, 1, 1, SetNx,
-      "Set the string value of a key only when the key doesn't exist.", "1.0.0");
-  add("setex", 4, write, 1, 1, 1, SetEx,
-      "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
-      "2.0.0");
-  add("psetex", 4, write, 1, 1, 1, PSetEx,
-      "Sets both string value and expiration time in milliseconds of a key. The key is created if "
-      "it doesn't exist.",
-      "2.6.0");
-  add("getset", 3, fast_write, 1, 1, 1, GetSet,
-      "Returns the previous string value of a key after setting it to a new value.", "1.0.0");
-  add("getdel", 2, fast_write, 1, 1, 1, GetDel,
-      "Returns the string value of a key after deleting the key.", "6.2.0");
-  add("getex", -2, fast_write, 1, 1, 1, GetEx,
-      "Returns the string value of a key after setting its expiration time.", "6.2.0");
-  add("mget", -2, read, 1, -1, 1, MGet, "Atomically returns the string values of one or more keys.",
-      "1.0.0");
-  add("mset", -3, write, 1, -1, 2, MSet,
-      "Atomically creates or modifies the string values of one or more keys.", "1.0.1");
-  add("msetnx", -3, write, 1, -1, 2, MSetNx,
-      "Atomically modifies the string values of one or more keys only when all keys don't exist.",
-      "1.0.1");
-  add("incr", 2, fast_write, 1, 1, 1, Incr,
-      "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "
-      "exist.",
-      "1.0.0");
-  add("decr", 2, fast_write, 1, 1, 1, Decr,
-      "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't "
-      "exist.",
-      "1.0.0");
-  add("incrby", 3, fast_write, 1, 1, 1, IncrBy,
-      "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
-      "doesn't exist.",
-      "1.0.0");
-  add("decrby", 3, fast_write, 1, 1, 1, DecrBy,
-      "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
-      "doesn't exist.",
-      "1.0.0");
-  add("incrbyfloat", 3, fast_write, 1, 1, 1, IncrByFloat,
-      "Increment the floating point value of a key by a number. Uses 0 as initial value if the key "
-      "doesn't exist.",
-      "2.6.0");
-  add("append", 3, fast_write, 1, 1, 1, Append,
-      "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0");
-  add("strlen", 2, read, 1, 1, 1, StrLen, "Returns the length of a string value.", "2.2.0");
-  add("getrange", 4, kReadOnly, 1, 1, 1, GetRange,
-      "Returns a substring of the string stored at a key.", "2.4.0");
-  add("setrange", 4, write, 1, 1, 1, SetRange,
-      "Overwrites a part of a string value with another by an offset. Creates the key if it "
-      "doesn't exist.",
-      "2.2.0");
+  table.Register(
+      {"get", 2, read, 1, 1, 1, Get, "string", "Returns the string value of a key.", "1.0.0"});
+  table.Register(
+      {"set", -3, write, 1, 1, 1, Set, "string",
+       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+       "1.0.0"});
+  table.Register({"setnx", 3, fast_write, 1, 1, 1, SetNx, "string",
+                  "Set the string value of a key only when the key doesn't exist.", "1.0.0"});
+  table.Register(
+      {"setex", 4, write, 1, 1, 1, SetEx, "string",
+       "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+       "2.0.0"});
+  table.Register(
+      {"psetex", 4, write, 1, 1, 1, PSetEx, "string",
+       "Sets both string value and expiration time in milliseconds of a key. The key is created if "
+       "it doesn't exist.",
+       "2.6.0"});
+  table.Register({"getset", 3, fast_write, 1, 1, 1, GetSet, "string",
+                  "Returns the previous string value of a key after setting it to a new value.",
+                  "1.0.0"});
+  table.Register({"getdel", 2, fast_write, 1, 1, 1, GetDel, "string",
+                  "Returns the string value of a key after deleting the key.", "6.2.0"});
+  table.Register({"getex", -2, fast_write, 1, 1, 1, GetEx, "string",
+                  "Returns the string value of a key after setting its expiration time.", "6.2.0"});
+  table.Register({"mget", -2, read, 1, -1, 1, MGet, "string",
+                  "Atomically returns the string values of one or more keys.", "1.0.0"});
+  table.Register({"mset", -3, write, 1, -1, 2, MSet, "string",
+                  "Atomically creates or modifies the string values of one or more keys.",
+                  "1.0.1"});
+  table.Register(
+      {"msetnx", -3, write, 1, -1, 2, MSetNx, "string",
+       "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+       "1.0.1"});
+  table.Register(
+      {"incr", 2, fast_write, 1, 1, 1, Incr, "string",
+       "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+       "exist.",
+       "1.0.0"});
+  table.Register(
+      {"decr", 2, fast_write, 1, 1, 1, Decr, "string",
+       "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't "
+       "exist.",
+       "1.0.0"});
+  table.Register(
+      {"incrby", 3, fast_write, 1, 1, 1, IncrBy, "string",
+       "Increments the integer value of a key by a number. Uses 0 as initial value if the key "
+       "doesn't exist.",
+       "1.0.0"});
+  table.Register(
+      {"decrby", 3, fast_write, 1, 1, 1, DecrBy, "string",
+       "Decrements a number from the integer value of a key. Uses 0 as initial value if the key "
+       "doesn't exist.",
+       "1.0.0"});
+  table.Register({"incrbyfloat", 3, fast_write, 1, 1, 1, IncrByFloat, "string",
+                  "Increment the floating point value of a key by a number. Uses 0 as initial "
+                  "value if the key "
+                  "doesn't exist.",
+                  "2.6.0"});
+  table.Register({"append", 3, fast_write, 1, 1, 1, Append, "string",
+                  "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+                  "2.0.0"});
+  table.Register({"strlen", 2, read, 1, 1, 1, StrLen, "string",
+                  "Returns the length of a string value.", "2.2.0"});
+  table.Register({"getrange", 4, kReadOnly, 1, 1, 1, GetRange, "string",
+                  "Returns a substring of the string stored at a key.", "2.4.0"});
+  table.Register(
+      {"setrange", 4, write, 1, 1, 1, SetRange, "string",
+       "Overwrites a part of a string value with another by an offset. Creates the key if it "
+       "doesn't exist.",
+       "2.2.0"});
 }
 
 }  // namespace cairn::server

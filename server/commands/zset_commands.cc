@@ -553,55 +553,66 @@ void ZScan(CommandContext& ctx) {
 }  // namespace
 
 void RegisterZSetCommands(CommandTable& table) {
-  auto add = [&](std::string_view name, int arity, std::uint32_t flags, int first, int last,
-                 CommandHandler handler, std::string_view summary, std::string_view since) {
-    table.Register({name, arity, flags, first, last, first > 0 ? 1 : 0, handler, "sorted-set",
-                    summary, since});
-  };
   const std::uint32_t read = kReadOnly | kFast, write = kWrite | kFast | kBatch;
-  add("zadd", -4, write, 1, 1, ZAdd,
-      "Adds one or more members to a sorted set, or updates their scores.", "1.2.0");
-  add("zincrby", 4, write, 1, 1, ZIncrBy, "Increments the score of a member in a sorted set.",
-      "1.2.0");
-  add("zrem", -3, write, 1, 1, ZRem, "Removes one or more members from a sorted set.", "1.2.0");
-  add("zscore", 3, read, 1, 1, ZScore, "Returns the score of a member in a sorted set.", "1.2.0");
-  add("zmscore", -3, read, 1, 1, ZMScore,
-      "Returns the score of one or more members in a sorted set.", "6.2.0");
-  add("zcard", 2, read, 1, 1, ZCard, "Returns the number of members in a sorted set.", "1.2.0");
-  add("zcount", 4, read, 1, 1, ZCount,
-      "Returns the count of members in a sorted set that have scores within a range.", "2.0.0");
-  add("zlexcount", 4, read, 1, 1, ZLexCount,
-      "Returns the number of members in a sorted set within a lexicographical range.", "2.8.9");
-  add("zrange", -4, kReadOnly, 1, 1, ZRange,
-      "Returns members in a sorted set within a range of indexes, scores or members.", "1.2.0");
-  add("zrangebyscore", -4, kReadOnly, 1, 1, ZRangeByScore,
-      "Returns members in a sorted set within a range of scores.", "1.0.5");
-  add("zrevrangebyscore", -4, kReadOnly, 1, 1, ZRevRangeByScore,
-      "Returns members in a sorted set within a range of scores in reverse order.", "2.2.0");
-  add("zrangebylex", -4, kReadOnly, 1, 1, ZRangeByLex,
-      "Returns members in a sorted set within a lexicographical range.", "2.8.9");
-  add("zrevrangebylex", -4, kReadOnly, 1, 1, ZRevRangeByLex,
-      "Returns members in a sorted set within a lexicographical range in reverse order.", "2.8.9");
-  add("zrevrange", -4, kReadOnly, 1, 1, ZRevRange,
-      "Returns members in a sorted set within a range of indexes in reverse order.", "1.2.0");
-  add("zrangestore", -5, kWrite | kBatch, 1, 2, ZRangeStore,
-      "Stores a range of members from sorted set in a key.", "6.2.0");
-  add("zrank", -3, read, 1, 1, ZRank, "Returns the index of a member in a sorted set.", "2.0.0");
-  add("zrevrank", -3, read, 1, 1, ZRevRank,
-      "Returns the index of a member in a sorted set ordered by descending scores.", "2.0.0");
-  add("zpopmin", -2, write, 1, 1, ZPopMin,
-      "Returns the lowest-scoring members from a sorted set after removing them.", "5.0.0");
-  add("zpopmax", -2, write, 1, 1, ZPopMax,
-      "Returns the highest-scoring members from a sorted set after removing them.", "5.0.0");
+  table.Register({"zadd", -4, write, 1, 1, 1, ZAdd, "sorted-set",
+                  "Adds one or more members to a sorted set, or updates their scores.", "1.2.0"});
+  table.Register({"zincrby", 4, write, 1, 1, 1, ZIncrBy, "sorted-set",
+                  "Increments the score of a member in a sorted set.", "1.2.0"});
+  table.Register({"zrem", -3, write, 1, 1, 1, ZRem, "sorted-set",
+                  "Removes one or more members from a sorted set.", "1.2.0"});
+  table.Register({"zscore", 3, read, 1, 1, 1, ZScore, "sorted-set",
+                  "Returns the score of a member in a sorted set.", "1.2.0"});
+  table.Register({"zmscore", -3, read, 1, 1, 1, ZMScore, "sorted-set",
+                  "Returns the score of one or more members in a sorted set.", "6.2.0"});
+  table.Register({"zcard", 2, read, 1, 1, 1, ZCard, "sorted-set",
+                  "Returns the number of members in a sorted set.", "1.2.0"});
+  table.Register({"zcount", 4, read, 1, 1, 1, ZCount, "sorted-set",
+                  "Returns the count of members in a sorted set that have scores within a range.",
+                  "2.0.0"});
+  table.Register({"zlexcount", 4, read, 1, 1, 1, ZLexCount, "sorted-set",
+                  "Returns the number of members in a sorted set within a lexicographical range.",
+                  "2.8.9"});
+  table.Register({"zrange", -4, kReadOnly, 1, 1, 1, ZRange, "sorted-set",
+                  "Returns members in a sorted set within a range of indexes, scores or members.",
+                  "1.2.0"});
+  table.Register({"zrangebyscore", -4, kReadOnly, 1, 1, 1, ZRangeByScore, "sorted-set",
+                  "Returns members in a sorted set within a range of scores.", "1.0.5"});
+  table.Register({"zrevrangebyscore", -4, kReadOnly, 1, 1, 1, ZRevRangeByScore, "sorted-set",
+                  "Returns members in a sorted set within a range of scores in reverse order.",
+                  "2.2.0"});
+  table.Register({"zrangebylex", -4, kReadOnly, 1, 1, 1, ZRangeByLex, "sorted-set",
+                  "Returns members in a sorted set within a lexicographical range.", "2.8.9"});
+  table.Register(
+      {"zrevrangebylex", -4, kReadOnly, 1, 1, 1, ZRevRangeByLex, "sorted-set",
+       "Returns members in a sorted set within a lexicographical range in reverse order.",
+       "2.8.9"});
+  table.Register({"zrevrange", -4, kReadOnly, 1, 1, 1, ZRevRange, "sorted-set",
+                  "Returns members in a sorted set within a range of indexes in reverse order.",
+                  "1.2.0"});
+  table.Register({"zrangestore", -5, kWrite | kBatch, 1, 2, 1, ZRangeStore, "sorted-set",
+                  "Stores a range of members from sorted set in a key.", "6.2.0"});
+  table.Register({"zrank", -3, read, 1, 1, 1, ZRank, "sorted-set",
+                  "Returns the index of a member in a sorted set.", "2.0.0"});
+  table.Register({"zrevrank", -3, read, 1, 1, 1, ZRevRank, "sorted-set",
+                  "Returns the index of a member in a sorted set ordered by descending scores.",
+                  "2.0.0"});
+  table.Register({"zpopmin", -2, write, 1, 1, 1, ZPopMin, "sorted-set",
+                  "Returns the lowest-scoring members from a sorted set after removing them.",
+                  "5.0.0"});
+  table.Register({"zpopmax", -2, write, 1, 1, 1, ZPopMax, "sorted-set",
+                  "Returns the highest-scoring members from a sorted set after removing them.",
+                  "5.0.0"});
   // Redis 7.0 refuses BZPOPMIN and BZPOPMAX in scripts (noscript), not BZMPOP.
-  add("bzpopmin", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMin,
-      "Removes and returns the member with the lowest score from one or more sorted sets. "
-      "Blocks until a member is available otherwise.",
-      "5.0.0");
-  add("bzpopmax", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, BZPopMax,
-      "Removes and returns the member with the highest score from one or more sorted sets. "
-      "Blocks until a member is available otherwise.",
-      "5.0.0");
+  table.Register(
+      {"bzpopmin", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, 1, BZPopMin, "sorted-set",
+       "Removes and returns the member with the lowest score from one or more sorted sets. "
+       "Blocks until a member is available otherwise.",
+       "5.0.0"});
+  table.Register(
+      {"bzpopmax", -3, kWrite | kFast | kBlocking | kNoScript, 1, -2, 1, BZPopMax, "sorted-set",
+       "Removes and returns the member with the highest score from one or more sorted sets. "
+       "Blocks until a member is available otherwise.",
+       "5.0.0"});
   // Their keys follow numkeys (Redis's movable keys): COMMAND reports no fixed positions.
   table.Register({"zmpop", -4, kWrite | kBatch | kMovableKeys, 0, 0, 0, ZMPop, "sorted-set",
                   "Pops the lowest- or highest-scoring members from the first of several sorted "
@@ -611,14 +622,14 @@ void RegisterZSetCommands(CommandTable& table) {
                   "Pops the lowest- or highest-scoring members from the first of several sorted "
                   "sets that is not empty. Blocks until a member is available otherwise.",
                   "7.0.0", 2});
-  add("zremrangebyrank", 4, kWrite | kBatch, 1, 1, ZRemRangeByRank,
-      "Removes members in a sorted set within a range of indexes.", "2.0.0");
-  add("zremrangebyscore", 4, kWrite | kBatch, 1, 1, ZRemRangeByScore,
-      "Removes members in a sorted set within a range of scores.", "1.2.0");
-  add("zremrangebylex", 4, kWrite | kBatch, 1, 1, ZRemRangeByLex,
-      "Removes members in a sorted set within a lexicographical range.", "2.8.9");
-  add("zscan", -3, kReadOnly, 1, 1, ZScan, "Iterates over members and scores of a sorted set.",
-      "2.8.0");
+  table.Register({"zremrangebyrank", 4, kWrite | kBatch, 1, 1, 1, ZRemRangeByRank, "sorted-set",
+                  "Removes members in a sorted set within a range of indexes.", "2.0.0"});
+  table.Register({"zremrangebyscore", 4, kWrite | kBatch, 1, 1, 1, ZRemRangeByScore, "sorted-set",
+                  "Removes members in a sorted set within a range of scores.", "1.2.0"});
+  table.Register({"zremrangebylex", 4, kWrite | kBatch, 1, 1, 1, ZRemRangeByLex, "sorted-set",
+                  "Removes members in a sorted set within a lexicographical range.", "2.8.9"});
+  table.Register({"zscan", -3, kReadOnly, 1, 1, 1, ZScan, "sorted-set",
+                  "Iterates over members and scores of a sorted set.", "2.8.0"});
 }
 
 }  // namespace cairn::server

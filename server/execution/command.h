@@ -57,6 +57,12 @@ enum CommandFlag : std::uint32_t {
   kGroupStateOnly = 1u << 18,
 };
 
+// A native engine command (IDEM.*, LEASE.*, RATE.*, QUEUE.*): refused inside MULTI, since
+// each engine commits its own store transactions (see kNoMulti); documented as new in
+// Cairn 0.1.
+inline constexpr std::uint32_t kNative = kNoMulti;
+inline constexpr std::string_view kNativeSince = "cairn-0.1";
+
 // What a handler works with. `data` is the store, or the transaction of the EXEC that runs
 // the command (then `txn` is that transaction too), so a handler written once serves both.
 struct CommandContext {
