@@ -1,14 +1,15 @@
-// The end of a pass of an io thread, where what its connections wrote becomes durable before
-// they are answered. A connection whose commands joined the write batch (or that wrote
+// The end of a pass of the keyspace executor, where what its commands wrote becomes durable
+// before they are answered. A connection whose commands joined the write batch (or that wrote
 // anything, under durability `always`) hands its replies' release to Await; once every handler
 // that is ready on the thread has run, Flush commits the batch — one write-ahead-log write for
 // all of them — and, under `always`, syncs the log once, as Redis's appendfsync always does per
 // event-loop pass; then each waiting connection sends its replies (or, if the commit or sync
-// failed, gets an error for each of its commands instead: its writes' outcome is unknown). One
-// per io thread, used only on it.
+// failed, gets an error for each of its commands instead: its writes' outcome is unknown). One,
+// used only on the executor.
 //
-// Under `always`, what a client reads must be durable too, even when another io thread wrote
-// it: that thread commits, then syncs, and in between its write is visible here. So a pass that
+// Under `always`, what a client reads must be durable too, even when it was written by a commit
+// whose sync has not finished (a native engine's own transaction, committed before the sync of
+// its pass): between the two its write is visible. So a pass that
 // ran anything notes how far the store's visible writes reach (Store::VisiblePosition) and, if
 // the durable ones reach less far, syncs before its replies leave as well (NeedsSyncForReads).
 //
@@ -40,7 +41,7 @@ class PassCommit {
   PassCommit(boost::asio::io_context& context, Store& store, bool sync)
       : context_(context), store_(store), sync_(sync), batch_(store), retry_timer_(context) {}
 
-  // The io thread's write batch, for its connections' command runners.
+  // The executor's write batch, for the command runners of every connection.
   WriteBatch& batch() { return batch_; }
 
   // Something was written in this pass (under `always` every reply of the pass then waits
@@ -62,7 +63,7 @@ class PassCommit {
     return true;
   }
 
-  // Calls done(status) on this io thread once everything written before the call is
+  // Calls done(status) on the executor once everything written before the call is
   // committed (and, under `always`, synced).
   void Await(std::function<void(const Status&)> done) {
     waiting_.push_back(std::move(done));
