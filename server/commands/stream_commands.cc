@@ -36,33 +36,31 @@ constexpr std::uint64_t kNodeEntries = 100;
 // Redis's default LIMIT for `~` trimming: 100 nodes.
 constexpr std::uint64_t kApproximateTrimLimit = 100 * kNodeEntries;
 
-// Parses the trimming options of XTRIM, or of XADD (with NOMKSTREAM, up to its id), from
-// args[*i]; leaves *i at XADD's id. False after replying with Redis's error.
-bool ParseAddOrTrimOptions(CommandContext& ctx, std::size_t* i, bool xadd,
+// Parses the trimming options of XTRIM, or of XADD (with NOMKSTREAM, up to its id), from where
+// p stands; leaves p at XADD's id. False after replying with Redis's error.
+bool ParseAddOrTrimOptions(CommandContext& ctx, OptionParser& p, bool xadd,
                            StreamAddOptions* options) {
-  const std::vector<std::string_view>& args = ctx.args;
   StreamTrimRule& rule = options->trim;
   bool approximate = false;
   bool limit_given = false;
-  for (; *i < args.size(); ++*i) {
-    const std::size_t more = args.size() - 1 - *i;
-    const std::string_view opt = args[*i];
-    const bool maxlen = EqualsIgnoreCase(opt, "maxlen");
+  while (!p.Done()) {
+    const std::size_t more = p.Left() - 1;  // Arguments after this one.
+    const std::string_view opt = ctx.args[p.Position()];
     if (xadd && opt == "*") break;
-    if ((maxlen || EqualsIgnoreCase(opt, "minid")) && more > 0) {
+    std::optional<std::size_t> strategy;  // 0: MAXLEN, 1: MINID.
+    if (more > 0) strategy = p.OneOf({"maxlen", "minid"});
+    if (strategy) {
       if (rule.by != StreamTrimRule::By::kNone) {
         ctx.reply.Error(
             "ERR syntax error, MAXLEN and MINID options at the same time are not compatible");
         return false;
       }
       approximate = false;
-      const std::string_view next = args[*i + 1];
-      if (more >= 2 && (next == "~" || next == "=")) {
-        approximate = next == "~";
-        ++*i;
+      if (more >= 2) {
+        if (const std::optional<std::size_t> mark = p.OneOf({"~", "="})) approximate = *mark == 0;
       }
-      const std::string_view threshold = args[*i + 1];
-      if (maxlen) {
+      const std::string_view threshold = *p.Text();
+      if (*strategy == 0) {
         const std::optional<std::int64_t> n = ParseInt64(threshold);
         if (!n) return ctx.reply.Error(kNotInteger), false;
         if (*n < 0) return ctx.reply.Error("ERR The MAXLEN argument must be >= 0."), false;
@@ -74,17 +72,15 @@ bool ParseAddOrTrimOptions(CommandContext& ctx, std::size_t* i, bool xadd,
         rule.by = StreamTrimRule::By::kMinId;
         rule.min_id = *id;
       }
-      ++*i;
-    } else if (EqualsIgnoreCase(opt, "limit") && more > 0) {
-      const std::optional<std::int64_t> n = ParseInt64(args[*i + 1]);
-      if (!n) return ctx.reply.Error(kNotInteger), false;
+    } else if (more > 0 && p.Word("limit")) {
+      const Parsed<std::int64_t> n = p.Integer();
+      if (!n.ok()) return ctx.reply.Error(n.error()), false;
       if (*n < 0) return ctx.reply.Error("ERR The LIMIT argument must be >= 0."), false;
       rule.limit = static_cast<std::uint64_t>(*n);
       limit_given = true;
-      ++*i;
-    } else if (xadd && EqualsIgnoreCase(opt, "nomkstream")) {
+    } else if (xadd && p.Word("nomkstream")) {
       options->only_if_exists = true;
-    } else if (xadd) {
+    } else if (xadd) {  // The id: p stays on it.
       std::optional<StreamAddOptions> id = ParseAddId(opt);
       if (!id) return ctx.reply.Error(kInvalidStreamId), false;
       options->id_mode = id->id_mode;
@@ -114,10 +110,10 @@ bool ParseAddOrTrimOptions(CommandContext& ctx, std::size_t* i, bool xadd,
 
 // XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value …
 void XAdd(CommandContext& ctx) {
-  std::size_t i = 2;
+  OptionParser p(ctx.args, 2);
   StreamAddOptions options;
-  if (!ParseAddOrTrimOptions(ctx, &i, true, &options)) return;
-  const std::size_t field_pos = i + 1;
+  if (!ParseAddOrTrimOptions(ctx, p, true, &options)) return;
+  const std::size_t field_pos = p.Position() + 1;
   if (field_pos > ctx.args.size() || ctx.args.size() - field_pos < 2 ||
       (ctx.args.size() - field_pos) % 2 == 1) {
     return ctx.reply.Error(WrongArity("xadd"));
@@ -153,9 +149,9 @@ void XAdd(CommandContext& ctx) {
 
 // XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]
 void XTrim(CommandContext& ctx) {
-  std::size_t i = 2;
+  OptionParser p(ctx.args, 2);
   StreamAddOptions options;
-  if (!ParseAddOrTrimOptions(ctx, &i, false, &options)) return;
+  if (!ParseAddOrTrimOptions(ctx, p, false, &options)) return;
   Result<std::uint64_t> removed = ctx.data.StreamTrim(ctx.args[1], options.trim);
   if (!removed.ok()) return ReplyStatus(ctx.reply, removed.status());
   ctx.reply.Integer(static_cast<std::int64_t>(*removed));
