@@ -64,6 +64,9 @@ int Serve(const ServerConfig& config) {
   // command (BLPOP …) waits for the executor's turn to end.
   const int io_threads = cairn::server::IoThreads(config.threads);
   options.serialize_keyspace = true;
+  // The keyspace turn passes between the io threads (net/keyspace_executor.h), so the write
+  // batch's transaction may be continued on another thread than the one that began it.
+  options.caller_serializes_keyspace = true;
   std::shared_ptr<cairn::Clock> clock = cairn::DefaultClock();
   options.clock = clock;
   options.min_free_disk_bytes = config.min_free_disk_bytes;

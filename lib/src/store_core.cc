@@ -45,6 +45,10 @@ Status ValidateOptions(const Options& options) {
                                    std::to_string(options.lock_timeout_ms) +
                                    "; it must be between 1 and 60000");
   }
+  if (options.caller_serializes_keyspace && !options.serialize_keyspace) {
+    return Status::InvalidArgument(
+        "Options::caller_serializes_keyspace requires Options::serialize_keyspace");
+  }
   switch (options.durability) {
     case Durability::kAlways:
     case Durability::kEverySec:
@@ -173,7 +177,8 @@ std::shared_ptr<Clock> ClockOf(const Options& options) {
 
 StoreCore::StoreCore(const Options& options)
     : options_(options),
-      keyspace_gate_(options.serialize_keyspace, options.lock_timeout_ms),
+      keyspace_gate_(options.serialize_keyspace, options.caller_serializes_keyspace,
+                     options.lock_timeout_ms),
       health_(ClockOf(options), options.min_free_disk_bytes, options.on_health_change) {
   options_.clock = ClockOf(options);
   ttl_filter_ = std::make_shared<TtlCompactionFilter>(options_.clock);

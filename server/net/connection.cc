@@ -36,14 +36,6 @@ constexpr std::size_t kKeptOutputBuffer = 1024 * 1024;  // The same for replies 
 // client's next request, few enough that the script goes on soon.
 constexpr int kServeBudget = 64;
 
-// The connections whose commands wait for the script the executor runs (only the executor's
-// thread uses it). Held strongly: a waiting connection has no read or write outstanding that
-// would keep it alive.
-std::vector<std::shared_ptr<Connection>>& Deferred() {
-  thread_local std::vector<std::shared_ptr<Connection>> waiting;
-  return waiting;
-}
-
 std::string Endpoint(const tcp::endpoint& e) {
   const asio::ip::address a = e.address();
   std::string host = a.to_string();
@@ -82,13 +74,13 @@ std::string LocalOf(const tcp::socket& s) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, ServerState& server, asio::io_context& executor,
+Connection::Connection(tcp::socket socket, ServerState& server, KeyspaceExecutor& keyspace,
                        PassCommit& pass)
     : socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
       output_timer_(socket_.get_executor()),
       server_(server),
-      executor_(executor),
+      keyspace_(keyspace),
       pass_(pass),
       session_(server.NextClientId(), PeerOf(socket_), LocalOf(socket_), server.clock().NowMs()),
       runner_(server, session_, pass.batch()) {
@@ -97,14 +89,19 @@ Connection::Connection(tcp::socket socket, ServerState& server, asio::io_context
   SetKeepAlive(socket_, server_.tcp_keepalive_s());
   const tcp::endpoint peer = socket_.remote_endpoint(ec);
   session_.loopback = !ec && IsLoopback(peer.address());
-  // A nested poll of the executor (whose thread runs the script): the other connections'
-  // commands, handed over meanwhile, wait or are refused (CommandRunner::Admit), and SCRIPT
-  // KILL runs. With one io thread this is also where their sockets are served. Asio supports
-  // running ready handlers from inside one (scheduler::poll_one).
-  session_.serve_others = [&executor, &server] {
+  // A nested poll of the script's io thread, which has the keyspace turn: its sockets are
+  // served, and the other connections' commands (its own, and those other io threads queued
+  // for the turn) wait or are refused (CommandRunner::Admit), and SCRIPT KILL runs. Asio
+  // supports running ready handlers from inside one (scheduler::poll_one).
+  session_.serve_others = [&keyspace, &server] {
     // Past busy-reply-threshold the clients waiting for the script get their -BUSY now.
-    if (ScriptRunsHere::RunningForMs() >= server.busy_reply_threshold_ms()) ResumeDeferred();
-    for (int i = 0; i < kServeBudget && executor.poll_one() > 0; ++i) {
+    if (ScriptRunsHere::RunningForMs() >= server.busy_reply_threshold_ms()) {
+      ResumeDeferred(keyspace);
+    }
+    asio::io_context& io = keyspace.ThisThreadIo();
+    for (int i = 0; i < kServeBudget; ++i) {
+      const bool served = io.poll_one() > 0;
+      if (!keyspace.RunOneQueued() && !served) break;
     }
   };
 }
@@ -165,8 +162,9 @@ void Connection::Close() {
     return;
   }
   closed_ = true;
-  // End a wait now: its result would be for nobody.
-  if (park_cancel_) asio::post(executor_, std::exchange(park_cancel_, nullptr));
+  // End a wait now: its result would be for nobody. On the turn at once, or first in its queue:
+  // a write that another io thread runs later must not serve this waiter any more.
+  if (park_cancel_) keyspace_.Dispatch(std::exchange(park_cancel_, nullptr));
   std::shared_ptr<Connection> keep = std::move(parked_self_);  // Until Close returns.
   SetBlocked(false);
   ClearTransactionState(server_, session_);
@@ -239,8 +237,8 @@ void Connection::StartExecution() {
   // (Below parse_at_ only when it runs for a parked reply: its input waits.)
   const std::string_view input =
       have >= parse_at_ ? std::string_view(in_.data() + begin_, have) : std::string_view();
-  // With one io thread the executor is this thread's io_context, and this runs it here.
-  asio::dispatch(executor_, [self = shared_from_this(), input] { self->Execute(input); });
+  // Here and now, unless another io thread has the keyspace turn (it runs it then).
+  keyspace_.Dispatch([self = shared_from_this(), input] { self->Execute(input); });
 }
 
 void Connection::Execute(std::string_view input) {
@@ -366,17 +364,19 @@ void Connection::RunCommands(std::string_view input) {
   }
   if (progress_.deferred && !deferred_) {
     deferred_ = true;
-    Deferred().push_back(shared_from_this());
+    keyspace_.waiting_for_script().push_back(shared_from_this());
   }
-  if (!ScriptRunsHere::Now()) ResumeDeferred();
+  if (!ScriptRunsHere::Now()) ResumeDeferred(keyspace_);
   if (session_.parked) parked_ = true;
 }
 
-void Connection::ResumeDeferred() {
-  if (Deferred().empty()) return;
-  std::vector<std::shared_ptr<Connection>> waiting;
-  waiting.swap(Deferred());
-  for (std::shared_ptr<Connection>& c : waiting) {
+void Connection::ResumeDeferred(KeyspaceExecutor& keyspace) {
+  std::vector<std::shared_ptr<void>>& deferred = keyspace.waiting_for_script();
+  if (deferred.empty()) return;
+  std::vector<std::shared_ptr<void>> waiting;
+  waiting.swap(deferred);
+  for (std::shared_ptr<void>& held : waiting) {
+    std::shared_ptr<Connection> c = std::static_pointer_cast<Connection>(std::move(held));
     auto executor = c->socket_.get_executor();
     asio::post(executor, [c = std::move(c)] {
       c->deferred_ = false;
@@ -412,7 +412,7 @@ void Connection::StartParkedCall() {
   ParkedCall call = std::move(*session_.parked);
   session_.parked.reset();
   SetBlocked(true);
-  // A waiter entry: answered on the executor, sent from this connection's io thread.
+  // A waiter entry: answered on the keyspace turn, sent from this connection's io thread.
   parked_self_ = shared_from_this();
   park_cancel_ =
       call.start([weak = weak_from_this(), io = socket_.get_executor()](std::string reply) mutable {

@@ -4,14 +4,15 @@
 //
 // Its life alternates between two phases. The io phase runs on its io thread (the socket's
 // executor): reads, writes, pub/sub messages, timers, closing. The execution phase runs on the
-// keyspace executor (net/server.h): it parses and runs the commands read so far, joins the
-// executor's write batch, waits for its commit (and under `always` its sync), and wakes the
+// keyspace turn (net/keyspace_executor.h): it parses and runs the commands read so far, joins
+// the shared write batch, waits for its commit (and under `always` its sync), and wakes the
 // clients blocked on the keys it wrote. Pump starts the execution phase when there is input
 // (or a parked command's reply) and no write outstanding; while it runs, the io phase touches
 // nothing it uses (the input before end_, out_, the session) — a read already outstanding only
 // fills in_ past the captured input — and a Pump or Close asked for meanwhile waits for it to
-// end (repump_, close_pending_). With one io thread both phases are the same thread, and the
-// handoff is a direct call.
+// end (repump_, close_pending_). When the turn is free the phase runs at once on this io
+// thread, a direct call; when another io thread has it, that thread runs the phase, and its end
+// (AfterExecution) is posted back here.
 //
 // While it writes it does not read (a client that does not read its replies cannot make the
 // server buffer more than one batch of them) — unless it has subscriptions: a subscriber is
@@ -22,7 +23,7 @@
 // the mailbox wakes it on its io thread, and it writes them whenever it is not writing
 // already — also while the client sends nothing. The messages PUBLISH staged inside EXEC or a
 // script go out once the pass has committed the writes around them. A blocking command that has
-// to wait parks the connection (execution/parked_call.h): a waiter entry on the executor; the
+// to wait parks the connection (execution/parked_call.h): a waiter entry, kept on the turn; the
 // connection runs no further commands until the reply is in, and it keeps reading meanwhile
 // (buffering up to kBufferedInputLimit bytes) so that it notices a client that goes away.
 //
@@ -43,15 +44,16 @@
 #include "execution/server_state.h"
 #include "execution/session.h"
 #include "net/asio.h"
+#include "net/keyspace_executor.h"
 #include "net/pass_commit.h"
 
 namespace cairn::server {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // `executor`: the keyspace executor's context; `pass`: its pass commit.
-  Connection(boost::asio::ip::tcp::socket socket, ServerState& server,
-             boost::asio::io_context& executor, PassCommit& pass);
+  // `keyspace`: the keyspace executor; `pass`: its pass commit.
+  Connection(boost::asio::ip::tcp::socket socket, ServerState& server, KeyspaceExecutor& keyspace,
+             PassCommit& pass);
   ~Connection();
 
   void Start();
@@ -64,7 +66,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Pump();
   // Io phase: writes what is ready (replies, messages), reads when it may.
   void Flow();
-  // Hands the input [begin_, end_) (and a parked reply) to the executor.
+  // Runs the input [begin_, end_) (and a parked reply) on the keyspace turn.
   void StartExecution();
   // Execution phase: runs `input`, then (after the pass's commit if it must wait for it)
   // EndExecution.
@@ -93,9 +95,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void TakeMessages();
   void SetBlocked(bool blocked);
   // Keeps INFO's blocked_clients and CLIENT LIST's flag.
-  // On the executor: runs the connections whose commands waited for its script, once it is
+  // On the turn: runs the connections whose commands waited for its script, once it is
   // done (or past busy-reply-threshold, to answer them -BUSY).
-  static void ResumeDeferred();
+  static void ResumeDeferred(KeyspaceExecutor& keyspace);
   void Close();
   void ArmIdleTimer();
 
@@ -104,10 +106,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::steady_timer output_timer_;  // ArmSoftOutputLimit.
   std::uint64_t write_count_ = 0;           // Writes started, to tell the timer's from later ones.
   ServerState& server_;
-  boost::asio::io_context& executor_;  // The keyspace executor's.
+  KeyspaceExecutor& keyspace_;
   // Keeps the io_context running while the execution phase, which ends on it, is under way.
   std::optional<boost::asio::executor_work_guard<boost::asio::any_io_executor>> io_work_;
-  PassCommit& pass_;  // The executor's.
+  PassCommit& pass_;  // The server's one, used on the turn.
   Session session_;
   std::string in_;  // in_[begin_, end_) is unprocessed input.
   std::size_t begin_ = 0;
@@ -128,11 +130,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t pass_replies_ = 0;
   std::size_t pass_out_start_ = 0;
   bool parked_ = false;         // A blocking command is waiting; commands after it wait too.
-  bool deferred_ = false;       // Its next command waits for the script the executor runs.
+  bool deferred_ = false;       // Its next command waits for the script that has the turn.
   bool repump_ = false;         // Pump was called while executing_ and must run after.
   bool close_pending_ = false;  // Close was asked for while executing_.
   std::shared_ptr<pubsub::Mailbox> mailbox_;  // Also session_.pubsub.mailbox.
-  std::function<void()> park_cancel_;         // Ends a parked waiter entry (on the executor).
+  std::function<void()> park_cancel_;         // Ends a parked waiter entry (on the turn).
   // Keeps the connection while a waiter entry holds only a weak reference to it (it may have
   // no read outstanding that would); dropped on its io thread, by the reply or Close.
   std::shared_ptr<Connection> parked_self_;

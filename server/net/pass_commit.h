@@ -1,11 +1,13 @@
-// The end of a pass of the keyspace executor, where what its commands wrote becomes durable
-// before they are answered. A connection whose commands joined the write batch (or that wrote
-// anything, under durability `always`) hands its replies' release to Await; once every handler
-// that is ready on the thread has run, Flush commits the batch — one write-ahead-log write for
-// all of them — and, under `always`, syncs the log once, as Redis's appendfsync always does per
+// The end of a pass on the keyspace turn (net/keyspace_executor.h), where what its commands wrote
+// becomes durable before they are answered. A connection whose commands joined the write batch (or
+// that wrote anything, under durability `always`) hands its replies' release to Await; once every
+// handler that is ready on the thread has run, Flush commits the batch — one write-ahead-log write
+// for all of them — and, under `always`, syncs the log once, as Redis's appendfsync always does per
 // event-loop pass; then each waiting connection sends its replies (or, if the commit or sync
 // failed, gets an error for each of its commands instead: its writes' outcome is unknown). One,
-// used only on the executor.
+// used only on the turn. Its Flush runs on the io thread whose commands first joined the batch,
+// behind the handlers ready there; the connections of other io threads that joined meanwhile
+// get their replies' release posted back to their own threads.
 //
 // Under `always`, what a client reads must be durable too, even when it was written by a commit
 // whose sync has not finished (a native engine's own transaction, committed before the sync of
@@ -27,21 +29,23 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "cairn/status.h"
 #include "cairn/store.h"
 #include "execution/write_batch.h"
 #include "net/asio.h"
+#include "net/keyspace_executor.h"
 
 namespace cairn::server {
 
 class PassCommit {
  public:
-  PassCommit(boost::asio::io_context& context, Store& store, bool sync)
-      : context_(context), store_(store), sync_(sync), batch_(store), retry_timer_(context) {}
+  PassCommit(KeyspaceExecutor& keyspace, Store& store, bool sync)
+      : keyspace_(keyspace), store_(store), sync_(sync), batch_(store) {}
 
-  // The executor's write batch, for the command runners of every connection.
+  // The one write batch, for the command runners of every connection.
   WriteBatch& batch() { return batch_; }
 
   // Something was written in this pass (under `always` every reply of the pass then waits
@@ -63,7 +67,7 @@ class PassCommit {
     return true;
   }
 
-  // Calls done(status) on the executor once everything written before the call is
+  // Calls done(status) on the turn once everything written before the call is
   // committed (and, under `always`, synced).
   void Await(std::function<void(const Status&)> done) {
     waiting_.push_back(std::move(done));
@@ -77,7 +81,7 @@ class PassCommit {
     if (scheduled_) return;
     scheduled_ = true;
     // Posted behind the handlers that are ready now, so that their writes share this commit.
-    boost::asio::post(context_, [this] { Flush(); });
+    keyspace_.Post([this] { Flush(); });
   }
 
  private:
@@ -93,7 +97,7 @@ class PassCommit {
   // Goes behind the handlers that became ready meanwhile (the io_context polls its sockets
   // between); if writes joined (and the window is not used up), once more.
   void Gather(std::chrono::steady_clock::time_point started, std::uint64_t writes_before) {
-    boost::asio::post(context_, [this, started, writes_before] {
+    keyspace_.Post([this, started, writes_before] {
       const bool more = writes_ != writes_before;
       if (more && std::chrono::steady_clock::now() - started < kMaxGather) {
         return Gather(started, writes_);
@@ -106,8 +110,12 @@ class PassCommit {
     // A script in the middle of the batch (serving I/O from its hook, execution/script_busy.h):
     // commit once it is done.
     if (batch_.running()) {
-      retry_timer_.expires_after(kScriptRetry);
-      retry_timer_.async_wait([this](const boost::system::error_code&) { Finish(); });
+      // A timer of the script's thread (it has the turn, and serves that thread's I/O).
+      auto retry =
+          std::make_shared<boost::asio::steady_timer>(keyspace_.ThisThreadIo(), kScriptRetry);
+      retry->async_wait([this, retry](const boost::system::error_code&) {
+        keyspace_.Dispatch([this] { Finish(); });
+      });
       return;
     }
     scheduled_ = false;
@@ -122,7 +130,7 @@ class PassCommit {
     for (auto& done : waiting) done(status);
   }
 
-  boost::asio::io_context& context_;
+  KeyspaceExecutor& keyspace_;
   Store& store_;
   const bool sync_;
   WriteBatch batch_;
@@ -131,7 +139,6 @@ class PassCommit {
   bool written_ = false;
   std::uint64_t writes_ = 0;  // Passes of a connection that wrote, ever: tells Gather of new ones.
   std::uint64_t read_horizon_ = 0;  // The VisiblePosition this pass's replies wait to be durable.
-  boost::asio::steady_timer retry_timer_;  // While a script runs in the batch.
 };
 
 }  // namespace cairn::server

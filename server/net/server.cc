@@ -26,15 +26,9 @@ NetServer::NetServer(ServerState& state, int threads) : state_(state) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));
   }
-  if (threads == 1) {
-    executor_ = contexts_[0].get();
-  } else {
-    own_executor_ = std::make_unique<asio::io_context>(1);
-    executor_guard_.emplace(asio::make_work_guard(*own_executor_));
-    executor_ = own_executor_.get();
-  }
-  pass_ = std::make_unique<PassCommit>(*executor_, state.store(), state.sync_before_reply());
-  deadline_timer_ = std::make_unique<asio::steady_timer>(*executor_);
+  keyspace_ = std::make_unique<KeyspaceExecutor>(*contexts_[0]);
+  pass_ = std::make_unique<PassCommit>(*keyspace_, state.store(), state.sync_before_reply());
+  deadline_timer_ = std::make_unique<asio::steady_timer>(*contexts_[0]);
   state.key_waiters().set_on_earlier_deadline(
       [this](std::chrono::steady_clock::time_point deadline) { ArmDeadline(deadline); });
 }
@@ -46,17 +40,23 @@ NetServer::~NetServer() {
 }
 
 void NetServer::ArmDeadline(std::chrono::steady_clock::time_point deadline) {
-  // Not once stopping: an armed timer would keep the executor from running out of work.
-  if (deadline >= armed_for_ || stopping_.load()) return;
-  armed_for_ = deadline;
-  deadline_timer_->expires_at(deadline);  // Cancels the wait for a later one.
-  deadline_timer_->async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;  // Re-armed for an earlier deadline, or shut down.
-    armed_for_ = std::chrono::steady_clock::time_point::max();
-    KeyWaiters& waiters = state_.key_waiters();
-    waiters.Expire(std::chrono::steady_clock::now());
-    const auto next = waiters.NextDeadline();
-    if (next != std::chrono::steady_clock::time_point::max()) ArmDeadline(next);
+  // Called on the keyspace turn, from any io thread; the timer and armed_for_ belong to the
+  // first io thread.
+  asio::post(*contexts_[0], [this, deadline] {
+    // Not once stopping: an armed timer would keep the io thread from running out of work.
+    if (deadline >= armed_for_ || stopping_.load()) return;
+    armed_for_ = deadline;
+    deadline_timer_->expires_at(deadline);  // Cancels the wait for a later one.
+    deadline_timer_->async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;  // Re-armed for an earlier deadline, or shut down.
+      armed_for_ = std::chrono::steady_clock::time_point::max();
+      keyspace_->Dispatch([this] {
+        KeyWaiters& waiters = state_.key_waiters();
+        waiters.Expire(std::chrono::steady_clock::now());
+        const auto next = waiters.NextDeadline();
+        if (next != std::chrono::steady_clock::time_point::max()) ArmDeadline(next);
+      });
+    });
   });
 }
 
@@ -64,9 +64,6 @@ void NetServer::JoinThreads() {
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
-  // Only now: until the io threads are done, their connections may hand commands over.
-  executor_guard_.reset();
-  if (executor_thread_.joinable()) executor_thread_.join();
 }
 
 Result<int> NetServer::Listen(const std::string& bind, int port) {
@@ -153,7 +150,7 @@ void NetServer::Admit(tcp::socket socket) {
     state_.connections_rejected.fetch_add(1, std::memory_order_relaxed);
     return Refuse(socket, DeniedError());
   }
-  std::make_shared<Connection>(std::move(socket), state_, *executor_, *pass_)->Start();
+  std::make_shared<Connection>(std::move(socket), state_, *keyspace_, *pass_)->Start();
 }
 
 void NetServer::BackOff(tcp::acceptor& acceptor, const boost::system::error_code& ec) {
@@ -172,19 +169,16 @@ void NetServer::BackOff(tcp::acceptor& acceptor, const boost::system::error_code
 
 void NetServer::Run() {
   for (auto& acceptor : acceptors_) Accept(*acceptor);
-  if (own_executor_) {
-    executor_thread_ = std::thread([ctx = own_executor_.get()] {
-      pthread_setname_np(pthread_self(), "cairn-executor");
-      ctx->run();
-    });
-  }
   for (std::size_t i = 1; i < contexts_.size(); ++i) {
     threads_.emplace_back([ctx = contexts_[i].get()] {
       pthread_setname_np(pthread_self(), "cairn-io");
+      KeyspaceExecutor::ServeOn(ctx);
       ctx->run();
     });
   }
+  KeyspaceExecutor::ServeOn(contexts_[0].get());
   contexts_[0]->run();
+  KeyspaceExecutor::ServeOn(nullptr);
   JoinThreads();
   // Each pass scheduled its commit, and the threads ran until no work was left; this only
   // makes sure that no transaction outlives them into the store's close.
@@ -202,7 +196,7 @@ void NetServer::Stop() {
     state_.KillClients([](const Session&) { return true; });
     for (auto& guard : guards_) guard.reset();
   });
-  asio::post(*executor_, [this] { deadline_timer_->cancel(); });
+  asio::post(*contexts_[0], [this] { deadline_timer_->cancel(); });
 }
 
 }  // namespace cairn::server

@@ -5,11 +5,10 @@
 //
 // Every command runs on one keyspace executor, whatever the thread count, so the store is
 // always the serialized keyspace (Options::serialize_keyspace: its memtables, no row locks)
-// and there is one write batch and one group commit (net/pass_commit.h). With one io thread
-// the executor is that thread's own io_context: a connection's commands run inline, with no
-// handoff. With more, it is an io_context of its own, on a thread of its own: the io threads
-// read requests, write replies and fan out pub/sub messages; the executor parses and runs the
-// commands and encodes their replies (connection.h: the io phase and the execution phase).
+// and there is one write batch and one group commit (net/pass_commit.h). The executor is a
+// turn that the io threads take (net/keyspace_executor.h): an io thread runs its connection's
+// commands itself when nobody else is running any, and otherwise hands them to the thread that
+// is (connection.h: the io phase and the execution phase).
 #pragma once
 
 #include <chrono>
@@ -22,6 +21,7 @@
 #include "cairn/result.h"
 #include "execution/server_state.h"
 #include "net/asio.h"
+#include "net/keyspace_executor.h"
 #include "net/pass_commit.h"
 
 namespace cairn::server {
@@ -49,25 +49,20 @@ class NetServer {
   void Admit(boost::asio::ip::tcp::socket socket);
   // After an accept failed for want of descriptors or memory: accepts again a little later.
   void BackOff(boost::asio::ip::tcp::acceptor& acceptor, const boost::system::error_code& ec);
-  // Joins the io threads, then the executor's.
+  // Joins the io threads.
   void JoinThreads();
-  // On the executor: waits for `deadline` (earlier than any awaited) to time blocked clients out.
+  // On the keyspace turn: waits for `deadline` (earlier than any awaited) to time blocked clients
+  // out.
   void ArmDeadline(std::chrono::steady_clock::time_point deadline);
   std::size_t NextContext();  // The index of the io_context for the next connection.
 
   ServerState& state_;
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
-  // With more than one io thread: the keyspace executor's own context, its guard (kept until
-  // the io threads are done, since their connections hand their commands to it) and thread.
-  std::unique_ptr<boost::asio::io_context> own_executor_;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
-      executor_guard_;
-  std::thread executor_thread_;
-  boost::asio::io_context* executor_;  // own_executor_, or with one io thread contexts_[0].
-  std::unique_ptr<PassCommit> pass_;   // On the executor.
+  std::unique_ptr<KeyspaceExecutor> keyspace_;
+  std::unique_ptr<PassCommit> pass_;  // On the keyspace turn.
   // Times out the clients blocked on keys (KeyWaiters), at the earliest deadline; armed_for_ is
-  // the deadline it waits for (max: none).
+  // the deadline it waits for (max: none). Both on the first io thread.
   std::unique_ptr<boost::asio::steady_timer> deadline_timer_;
   std::chrono::steady_clock::time_point armed_for_ = std::chrono::steady_clock::time_point::max();
   std::vector<std::unique_ptr<boost::asio::ip::tcp::acceptor>> acceptors_;

@@ -80,6 +80,15 @@ struct Options {
   // until the timeout).
   bool serialize_keyspace = false;
 
+  // With serialize_keyspace: the program itself makes sure that no two calls into the keyspace
+  // overlap, and may make them from different threads in turn — cairn-server runs every
+  // command on one keyspace executor whose turn passes between its io threads. The store then
+  // keeps no gate: nothing waits for a turn, and a Transaction may be begun on one thread and
+  // used, committed or rolled back on another. Calls that do overlap are a data race (the
+  // keyspace's memtables and rows take no locks). Default: false (the store's own gate lets
+  // one thread in at a time). REQUIRES when true: serialize_keyspace.
+  bool caller_serializes_keyspace = false;
+
   // Writes are refused (kIOError, Store::Health says why) while the data directory's file
   // system has less free space than this, so that the disk never fills up under the store:
   // RocksDB needs room to flush and compact, and a write that meets a full disk stops every

@@ -6,7 +6,7 @@
 namespace cairn::internal {
 
 Status KeyspaceGate::Enter() {
-  if (!serialized_) return Status::Ok();
+  if (open_) return Status::Ok();
   const std::thread::id me = std::this_thread::get_id();
   std::unique_lock<std::mutex> lock(mu_);
   if (depth_ > 0 && holder_ == me) {
@@ -28,7 +28,7 @@ Status KeyspaceGate::Enter() {
 }
 
 void KeyspaceGate::Leave() {
-  if (!serialized_) return;
+  if (open_) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (--depth_ > 0) return;
   if (queue_.empty()) {

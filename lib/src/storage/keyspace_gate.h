@@ -29,8 +29,11 @@ namespace cairn::internal {
 
 class KeyspaceGate {
  public:
-  KeyspaceGate(bool serialized, std::int64_t timeout_ms)
-      : serialized_(serialized), timeout_(timeout_ms) {}
+  // `caller_serializes` (Options::caller_serializes_keyspace): the program keeps the calls
+  // from overlapping, from whichever threads; the gate then only says that the keyspace is
+  // serialized (no row locks) and lets every Enter through.
+  KeyspaceGate(bool serialized, bool caller_serializes, std::int64_t timeout_ms)
+      : serialized_(serialized), open_(!serialized || caller_serializes), timeout_(timeout_ms) {}
   KeyspaceGate(const KeyspaceGate&) = delete;
   KeyspaceGate& operator=(const KeyspaceGate&) = delete;
 
@@ -49,6 +52,7 @@ class KeyspaceGate {
   };
 
   const bool serialized_;
+  const bool open_;  // Enter never waits: not serialized, or the caller serializes.
   const std::chrono::milliseconds timeout_;
   std::mutex mu_;
   std::condition_variable admitted_;
