@@ -8,8 +8,8 @@
 //
 // PUBLISH inside EXEC or a script (a command with a transaction) answers the number of
 // receivers at once but stages the message; it goes out once the transaction has committed.
-// A transaction that is rolled back, or run again after a lock conflict, sends nothing from
-// the undone attempt (Redis, which never rolls back, has no such case).
+// A transaction that is rolled back sends nothing from the undone attempt (Redis, which never
+// rolls back, has no such case).
 #include <optional>
 #include <string>
 #include <vector>

@@ -4,14 +4,13 @@
 // other client sees any of them before the script ends, and a script that fails part-way (an
 // error raised by redis.call, a Lua error, the time or memory limit, SCRIPT KILL) leaves
 // nothing written. Redis keeps the writes made before the error; server/COMPATIBILITY.md
-// says so. A command that meets a lock held by another transaction stops the script, which is
-// rolled back and run again from its start, as EXEC is.
+// says so. The server's keyspace is serialized (one command at a time, no row locks), so a
+// script never meets a lock conflict.
 //
-// Scripts join the io thread's write batch (write_batch.h) as string writes do: the
-// scripts of one pass share one commit, and each reply waits for it. There, and inside EXEC,
-// a script runs on the caller's transaction and is undone to a save point if it fails; a
-// lock conflict takes it out of the batch, and it runs again alone on a store transaction
-// of its own (RunTransaction, retried from the script's start).
+// Scripts join the write batch (write_batch.h) as string writes do: the scripts of one pass
+// share one commit, and each reply waits for it. There, and inside EXEC, a script runs on the
+// caller's transaction and is undone to a save point if it fails; elsewhere it runs on a
+// store transaction of its own.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -21,7 +20,6 @@
 #include "args/ascii.h"
 #include "args/errors.h"
 #include "commands/all_commands.h"
-#include "execution/busy_noting_records.h"
 #include "execution/command_table.h"
 #include "execution/dispatch.h"
 #include "execution/script_busy.h"
@@ -69,7 +67,7 @@ class CommandHost final : public scripting::ScriptHost {
     session_.in_script = true;
   }
 
-  bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
+  void Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
     resp::ReplyWriter writer(reply, protocol);
     const CommandSpec* spec = server_.table().Find(args[0]);
     if (spec == nullptr) {
@@ -86,10 +84,8 @@ class CommandHost final : public scripting::ScriptHost {
     } else {
       session_.protocol = protocol;
       RunUndoingOnError(server_, session_, *spec, args, writer, records_, *txn_);
-      if (records_.busy()) return false;
       wrote_ = wrote_ || spec->Has(kWrite);
     }
-    return true;
   }
 
   // The script's writes are held in its transaction until it commits (with a copy of each
@@ -121,7 +117,7 @@ class CommandHost final : public scripting::ScriptHost {
  private:
   ServerState& server_;
   Session session_;  // The script's own client: its protocol is the script's (redis.setresp).
-  BusyNotingRecords records_;
+  Records& records_;
   Transaction* txn_;
   const bool read_only_;
   const std::size_t buffered_at_start_;
@@ -203,8 +199,7 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
   ScriptOutcome outcome = ScriptOutcome::kDone;
   bool wrote = false;
   if (ctx.txn != nullptr) {
-    // In the write batch or inside EXEC. A conflict is seen by the caller's records too, and
-    // the batch or EXEC runs the script again.
+    // In the write batch or inside EXEC.
     ctx.txn->SetSavePoint();
     CommandHost host(ctx.server, ctx.session, ctx.data, ctx.txn, read_only);
     outcome = vm.Run(request, host, writer);
@@ -215,7 +210,6 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
       StageMessages(ctx.session, host.staged_messages());
     } else {
       (void)ctx.txn->RollbackToSavePoint();
-      if (outcome == ScriptOutcome::kAgain) writer.Error("ERR script met a lock conflict");
     }
   } else {
     std::vector<Session::StagedMessage> messages;  // The last attempt's.
@@ -225,7 +219,6 @@ void RunScript(CommandContext& ctx, ScriptBy by, bool read_only) {
       outcome = vm.Run(request, host, writer);
       NoteTouched(ctx.session, host);
       messages = std::move(host.staged_messages());
-      if (outcome == ScriptOutcome::kAgain) return Status::Busy("a script met a lock conflict");
       // Any failure status rolls the transaction back; the script's error reply is in `out`.
       if (outcome == ScriptOutcome::kFailed) return Status::FailedPrecondition("script failed");
       wrote = host.wrote();

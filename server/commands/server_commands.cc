@@ -109,9 +109,6 @@ std::string InfoSection(ServerState& server, std::string_view name, Records& dat
     line("pubsub_channels", std::to_string(server.pubsub().ChannelCount()));
     line("pubsub_patterns", std::to_string(server.pubsub().PatternCount()));
     line("evicted_scripts", std::to_string(server.scripts().evictions()));
-    // Cairn's own: pipelined write runs rolled back on a lock conflict and run again one by
-    // one (execution/write_batch.h). Often nonzero means clients contend for the same keys.
-    line("write_batch_retries", std::to_string(server.write_batch_retries.load()));
   } else if (name == "replication") {
     out += "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n";
   } else if (name == "keyspace") {

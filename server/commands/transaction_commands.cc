@@ -1,16 +1,15 @@
 // MULTI, EXEC, DISCARD, WATCH, UNWATCH.
 //
-// EXEC runs the queued commands in one store transaction (RunTransaction: retried on a lock
-// conflict or deadlock, with the replies of a failed attempt thrown away), so other clients
-// see all of its writes or none, and its replies are sent only after the commit. It first
-// reads (and so locks) every watched key, then compares their write versions and expiry
-// with what WATCH saw (watch_registry.h explains why in that order).
+// EXEC runs the queued commands in one store transaction, so other clients see all of its
+// writes or none, and its replies are sent only after the commit. It first reads every watched
+// key, then compares their write versions and expiry with what WATCH saw (watch_registry.h
+// explains why in that order). The server's keyspace is serialized (one command at a time, no
+// row locks: net/keyspace_executor.h), so the queued commands never meet a lock conflict.
 #include <string>
 
 #include "args/errors.h"
 #include "commands/all_commands.h"
 #include "commands/client_info.h"
-#include "execution/busy_noting_records.h"
 #include "execution/command_table.h"
 #include "execution/dispatch.h"
 #include "execution/pubsub_session.h"
@@ -92,14 +91,10 @@ void Exec(CommandContext& ctx) {
     aborted = !*unchanged;
     if (aborted) return Status::Ok();
     resp::ReplyWriter writer(&replies, session.protocol);
-    BusyNotingRecords records(txn);
     for (const std::vector<std::string>& command : session.queued) {
       const std::vector<std::string_view> args(command.begin(), command.end());
       const CommandSpec* spec = ctx.server.table().Find(args[0]);
-      RunUndoingOnError(ctx.server, session, *spec, args, writer, records, txn);
-      // A lock conflict: the commands so far replied with errors they must not keep; the
-      // whole EXEC rolls back and runs again.
-      if (records.busy()) return Status::Busy("EXEC met a lock conflict");
+      RunUndoingOnError(ctx.server, session, *spec, args, writer, txn, txn);
     }
     return Status::Ok();
   });

@@ -113,22 +113,11 @@ CommandRunner::Progress CommandRunner::Run(std::string_view input, std::string* 
     bool done = false;
     if (spec != nullptr && spec->Has(kBatch) && !session_.in_multi) {
       const std::size_t reply_at = out->size();
-      const std::size_t staged = session_.staged_messages.size();
-      const WriteBatch::Outcome outcome =
-          batch_.Run(spec->MayTouchSeveralKeys(), spec->MayHalfApply(),
-                     [&](Records& records, Transaction* txn) {
-                       Dispatch(server_, session_, spec, args_, writer, records, txn);
-                       return resp::IsErrorReply(std::string_view(*out).substr(reply_at));
-                     });
-      done = outcome == WriteBatch::Outcome::kRan;
+      done = batch_.Run(spec->MayHalfApply(), [&](Records& records, Transaction* txn) {
+        Dispatch(server_, session_, spec, args_, writer, records, txn);
+        return resp::IsErrorReply(std::string_view(*out).substr(reply_at));
+      });
       progress.batched = progress.batched || done;
-      if (outcome == WriteBatch::Outcome::kTakenBack) {
-        // It met a lock conflict and was undone: its reply goes, and it runs again alone.
-        out->resize(reply_at);
-        DropStagedMessages(session_, staged);
-        server_.commands_processed.fetch_sub(1, std::memory_order_relaxed);
-        server_.write_batch_retries.fetch_add(1, std::memory_order_relaxed);
-      }
     } else {
       batch_.Commit();  // What runs next sees every write before it.
     }

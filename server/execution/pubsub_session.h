@@ -25,7 +25,7 @@ void LeavePubSub(ServerState& server, Session& session, std::string* out);
 void PublishStaged(ServerState& server, Session& session);
 
 // Forgets the staged messages after the first `keep`: they came from an attempt that was
-// rolled back (EXEC run again after a conflict, a script taken out of the write batch).
+// rolled back (a script that failed, an attempt of a store transaction that runs again).
 inline void DropStagedMessages(Session& session, std::size_t keep) {
   if (session.staged_messages.size() > keep) session.staged_messages.resize(keep);
 }

@@ -183,7 +183,6 @@ class ServerState {
   std::atomic<std::uint64_t> connections_rejected{0};
   std::atomic<std::uint64_t> commands_processed{0};
   std::atomic<std::uint64_t> blocked_clients{0};
-  std::atomic<std::uint64_t> write_batch_retries{0};  // Connections parked in a blocking command.
   std::atomic<std::uint64_t> net_input_bytes{0};
   std::atomic<std::uint64_t> net_output_bytes{0};
   int tcp_port = 0;  // The port actually bound (set once before serving).

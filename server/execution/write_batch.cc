@@ -12,23 +12,6 @@ bool WriteBatch::Begin() {
   return true;
 }
 
-WriteBatch::Outcome WriteBatch::TakeBack(bool to_save_point) {
-  // Undo what the command wrote before the conflict; the writes before it stand.
-  if (to_save_point && !txn_->RollbackToSavePoint().ok()) {
-    // Cannot take back only this command: give up the whole batch rather than commit half of
-    // the command. Its other commands' replies are then withdrawn through TakeStatus.
-    txn_->Rollback();
-    txn_.reset();
-    if (failure_.ok()) {
-      failure_ = Status::Busy("a write batch could not undo a conflicting command");
-    }
-    return Outcome::kTakenBack;
-  }
-  // Commit now: the batch's locks may be what the conflicting transaction waits for.
-  Commit();
-  return Outcome::kTakenBack;
-}
-
 void WriteBatch::EndSavePoint(bool failed) {
   if (!failed) {
     (void)txn_->PopSavePoint();

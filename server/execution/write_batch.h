@@ -8,52 +8,40 @@
 //
 // Only commands flagged kBatch join: string and key writes, which touch nothing but the
 // keyspace, through CommandContext::data. Anything else commits the batch first, so it sees
-// every write before it. A command that meets a lock held by another transaction (a client
-// on another io thread) is taken back to its save point, the batch so far is committed, and
-// the command runs again on its own, where the store's usual conflict handling applies.
-// Used on one io thread only.
+// every write before it. Used on the keyspace turn only, on a store opened with
+// Options::serialize_keyspace (as cairn-server always opens it): its transactions lock no rows,
+// so no command of the batch meets a conflict, and only one that may write several rows needs a
+// save point.
 #pragma once
 
 #include <memory>
 #include <utility>
 
 #include "cairn/store.h"
-#include "execution/busy_noting_records.h"
 
 namespace cairn::server {
 
 class WriteBatch {
  public:
-  explicit WriteBatch(Store& store)
-      : store_(store), conflicts_possible_(!store.options().serialize_keyspace) {}
+  explicit WriteBatch(Store& store) : store_(store) {}
   ~WriteBatch() { Commit(); }
   WriteBatch(const WriteBatch&) = delete;
   WriteBatch& operator=(const WriteBatch&) = delete;
 
-  enum class Outcome {
-    kRan,        // The command ran in the batch.
-    kNotRun,     // No batch could be begun (the store refused): run the command alone.
-    kTakenBack,  // It met a lock conflict and was undone: discard its reply, run it alone.
-  };
   // Runs one command in the batch (beginning it if none is open): run(records, txn), which
-  // returns true when the command replied with an error.
-  // `several_keys`: the command may touch more than one key. Only such a command can have
-  // written one key before it meets another's lock, so only it pays for a save point to undo
-  // to; a one-key command that meets a conflict has written nothing (the lock comes first).
+  // returns true when the command replied with an error. False when no batch could be begun
+  // (the store refused): the caller runs the command alone, and it reports why.
   // `may_half_apply` (CommandSpec::MayHalfApply): the command may write several rows; it gets
-  // a save point too, and an error reply takes its writes back.
+  // a save point, and an error reply takes its writes back.
   template <typename Fn>
-  Outcome Run(bool several_keys, bool may_half_apply, Fn&& run) {
-    if (!Begin()) return Outcome::kNotRun;  // Run alone, the command reports why.
-    const bool save = (several_keys && conflicts_possible_) || may_half_apply;
-    if (save) txn_->SetSavePoint();
-    BusyNotingRecords records(*txn_);
+  bool Run(bool may_half_apply, Fn&& run) {
+    if (!Begin()) return false;
+    if (may_half_apply) txn_->SetSavePoint();
     running_ = true;
-    const bool failed = run(static_cast<Records&>(records), txn_.get());
+    const bool failed = run(static_cast<Records&>(*txn_), txn_.get());
     running_ = false;
-    if (records.busy()) return TakeBack(save);
-    if (save) EndSavePoint(failed);
-    return Outcome::kRan;
+    if (may_half_apply) EndSavePoint(failed);
+    return true;
   }
 
   // Commits the open batch, if any — but not while a command runs inside it: a script there
@@ -72,16 +60,10 @@ class WriteBatch {
   // Begins the batch's transaction if none is open; false if the store refuses.
   bool Begin();
   // Drops the command's save point, or rolls back to it when the command failed. A rollback
-  // that cannot be done gives up the whole batch (as TakeBack does).
+  // that cannot be done gives up the whole batch.
   void EndSavePoint(bool failed);
-  // After a conflict: undoes the command (to its save point, if it has one) and commits the
-  // batch before it.
-  Outcome TakeBack(bool to_save_point);
 
   Store& store_;
-  // False when the store takes the keyspace in turns (Options::serialize_keyspace): its
-  // transactions lock no rows, so none meets a conflict and no command needs a save point.
-  const bool conflicts_possible_;
   std::unique_ptr<Transaction> txn_;
   bool running_ = false;
   Status failure_;

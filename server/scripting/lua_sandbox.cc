@@ -86,13 +86,13 @@ int GuardedSetmetatable(lua_State* L) {
 }
 
 // pcall as Redis 7 gives it to scripts: an error table ({err = …}, as redis.call raises) is
-// caught as its message string. What stops the whole script is not caught: the host's request
-// to run it again, SCRIPT KILL and the time limit.
+// caught as its message string. What stops the whole script is not caught: SCRIPT KILL, the
+// time limit and the host's limits.
 int ScriptPcall(lua_State* L) {
   luaL_checkany(L, 1);
   const int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
   if (status != 0) {
-    if (IsAbortMarker(L, -1) || StateOf(L)->stop != VmState::Stop::kNone) return lua_error(L);
+    if (StateOf(L)->stop != VmState::Stop::kNone) return lua_error(L);
     if (lua_istable(L, -1)) {
       lua_getfield(L, -1, "err");
       if (lua_isstring(L, -1)) {

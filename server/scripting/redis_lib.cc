@@ -53,11 +53,7 @@ int CallCommand(lua_State* L, bool raise) {
   }
   std::string& reply = vm->call_reply;
   reply.clear();
-  if (!vm->host->Call(args, vm->resp, &reply)) {
-    vm->abort = true;
-    PushAbortMarker(L);
-    return lua_error(L);  // Even from pcall: the whole script runs again.
-  }
+  vm->host->Call(args, vm->resp, &reply);
   if (std::string why = vm->host->StopReason(); !why.empty()) {
     // Stopped as SCRIPT KILL stops it: no pcall in the script can catch it.
     vm->stop = VmState::Stop::kHostLimit;
@@ -141,15 +137,7 @@ int ReturnFalse(lua_State* L) {
 }
 int Nothing(lua_State*) { return 0; }
 
-int AbortMarkerTag = 0;  // Its address is the marker.
-
 }  // namespace
-
-void PushAbortMarker(lua_State* L) { lua_pushlightuserdata(L, &AbortMarkerTag); }
-
-bool IsAbortMarker(lua_State* L, int index) {
-  return lua_type(L, index) == LUA_TLIGHTUSERDATA && lua_touserdata(L, index) == &AbortMarkerTag;
-}
 
 void OpenRedisLib(lua_State* L) {
   lua_newtable(L);

@@ -15,10 +15,8 @@ class ScriptHost {
   virtual ~ScriptHost() = default;
 
   // Runs args (args[0] the command name) and appends its reply, in RESP `protocol`, to *reply:
-  // an error reply when the command may not run from a script. Returns false when the script
-  // must stop at once and run again from its start (the command met a lock held by another
-  // transaction, which is rolled back and retried as a whole).
-  virtual bool Call(const std::vector<std::string_view>& args, int protocol,
+  // an error reply when the command may not run from a script.
+  virtual void Call(const std::vector<std::string_view>& args, int protocol,
                     std::string* reply) = 0;
 
   // After a call: why the script must stop at once, failed and rolled back (the error reply's

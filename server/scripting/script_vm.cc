@@ -48,7 +48,6 @@ void* Allocate(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
 // "<error> script: <sha>, on <source>:<line>.", where <error> is the err field of an error
 // table (redis.call's errors) or "ERR " and the message of any other error.
 int HandleError(lua_State* L) {
-  if (IsAbortMarker(L, 1)) return 1;
   VmState* vm = StateOf(L);
   std::string text;
   if (lua_istable(L, 1)) {
@@ -200,7 +199,6 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   vm.sha.assign(request.sha);
   vm.resp = 2;
   vm.stop = VmState::Stop::kNone;
-  vm.abort = false;
   vm.over_limit = false;
   vm.kill = request.kill;
   vm.on_tick = request.on_tick;
@@ -240,9 +238,7 @@ ScriptOutcome ScriptVm::Run(const ScriptRequest& request, ScriptHost& host,
   lua_sethook(L, nullptr, 0, 0);
 
   ScriptOutcome outcome = ScriptOutcome::kDone;
-  if (vm.abort) {
-    outcome = ScriptOutcome::kAgain;
-  } else if (vm.stop == VmState::Stop::kKilled) {
+  if (vm.stop == VmState::Stop::kKilled) {
     reply.Error("ERR Script killed by user with SCRIPT KILL; its writes were rolled back");
     outcome = ScriptOutcome::kFailed;
   } else if (vm.stop == VmState::Stop::kHostLimit) {

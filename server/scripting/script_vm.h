@@ -39,7 +39,6 @@ enum class ScriptOutcome {
   kDone,    // The script returned; its reply is written. Its writes stand.
   kFailed,  // It raised an error, was stopped or ran out of memory; the error reply is
             // written. Its writes must be rolled back.
-  kAgain,   // A command met a lock conflict: roll back and run the script again.
 };
 
 class ScriptVm {

@@ -36,7 +36,6 @@ struct VmState {
   enum class Stop { kNone, kKilled, kTimedOut, kHostLimit };
   Stop stop = Stop::kNone;
   std::string stop_reason;  // kHostLimit: the host's error text (ScriptHost::StopReason).
-  bool abort = false;       // The host asked to stop and run the script again.
 
   // Registry references (luaL_ref), set once: a run reaches these by array index instead of
   // hashing a name into the registry (and interning it) several times per script.
@@ -82,11 +81,6 @@ inline void CheckFitsInHeap(lua_State* L, std::size_t bytes) {
 // Registry keys.
 inline constexpr const char* kGlobalsKey = "cairn.globals";      // the real global table
 inline constexpr const char* kProtectedKey = "cairn.protected";  // read-only tables → true
-
-// Error object raised when the host asks the script to stop and start again; no Lua code can
-// make one, so it is told apart from every script error.
-void PushAbortMarker(lua_State* L);
-bool IsAbortMarker(lua_State* L, int index);
 
 // Builds the sandbox: libraries, the redis table, read-only globals (lua_sandbox.cc).
 void OpenSandbox(lua_State* L);

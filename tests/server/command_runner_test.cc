@@ -1,9 +1,8 @@
 // The command runner without sockets: input bytes in, reply bytes out, against a real store.
-// Covers what the socket tests cannot force: a batched write that meets a lock held by another
-// transaction is taken back (its partial writes and its reply discarded), the batch before it
-// committed, and it runs again alone — every command counting once; a read commits the batch
-// first; input that ends inside a command leaves that command for later; a parked blocking
-// command stops the run. Each test commits the batch as the io thread's pass would.
+// Covers: pipelined writes answer in order and land; a read commits the batch first; input that
+// ends inside a command leaves that command for later; MULTI queues; a parked blocking command
+// stops the run. Each test commits the batch as the pass would. The store is opened as
+// cairn-server opens it: the serialized keyspace.
 #include "execution/command_runner.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +34,8 @@ class CommandRunnerTest : public ::testing::Test {
  protected:
   CommandRunnerTest() {
     Options options = test::TestOptions(dir_.path());
-    options.lock_timeout_ms = 1;  // A held lock fails the waiter at once, with kBusy.
+    options.serialize_keyspace = true;
+    options.caller_serializes_keyspace = true;
     store_ = test::OpenOrDie(options);
     state_ = std::make_unique<ServerState>(*store_, table_, ServerConfig{}, DefaultClock());
     session_ = std::make_unique<Session>(1, "test:1", "test:0", 0);
@@ -72,29 +72,7 @@ TEST_F(CommandRunnerTest, PipelinedWritesAnswerInOrderAndLand) {
             "+OK\r\n:2\r\n-ERR wrong number of arguments for 'incr' command\r\n:2\r\n"
             "-ERR value is not an integer or out of range\r\n");
   EXPECT_EQ(*store_->Get("a"), "20");
-  EXPECT_EQ(state_->write_batch_retries.load(), 0u);
-}
-
-TEST_F(CommandRunnerTest, AWriteThatMeetsAHeldLockIsTakenBackAndRunAlone) {
-  // Another transaction holds key b for the whole run.
-  Result<std::unique_ptr<Transaction>> other = store_->BeginTransaction();
-  ASSERT_TRUE(other.ok());
-  ASSERT_TRUE((*other)->Set("b", "held").ok());
-
-  // MSET writes c before it meets b's lock: taking it back must undo c too.
-  const std::string input =
-      Encode({"INCR", "a"}) + Encode({"MSET", "c", "1", "b", "2"}) + Encode({"INCR", "a"});
-  const std::string out = Run(input);
-  // INCR a counted once per command; MSET, run alone, fails on the lock and says so.
-  ASSERT_TRUE(out.starts_with(":1\r\n-ERR ")) << out;
-  EXPECT_TRUE(out.ends_with("\r\n:2\r\n")) << out;
-  EXPECT_EQ(out.find(":3"), std::string::npos) << out;
-  EXPECT_EQ(state_->write_batch_retries.load(), 1u);
-  EXPECT_EQ(state_->commands_processed.load(), 3u);
-  (*other)->Rollback();
-  EXPECT_EQ(*store_->Get("a"), "2");
-  EXPECT_EQ(*store_->Get("b"), std::nullopt);
-  EXPECT_EQ(*store_->Get("c"), std::nullopt);
+  EXPECT_EQ(state_->commands_processed.load(), 5u);
 }
 
 TEST_F(CommandRunnerTest, AReadEndsARunAndSeesItsWrites) {

@@ -153,17 +153,6 @@ TEST(ScriptVmTest, ResultsConvertToTheCallersProtocol) {
   EXPECT_EQ(deep.reply.rfind("-ERR reached lua stack limit", 0), 0u) << deep.reply;
 }
 
-TEST(ScriptVmTest, TheHostsRequestToRunAgainCannotBeCaught) {
-  ScriptVm vm(0);
-  FakeHost host;
-  host.again = true;
-  EXPECT_EQ(RunScript(vm, host, "return redis.call('set', 'a', 1)").outcome, ScriptOutcome::kAgain);
-  EXPECT_EQ(RunScript(vm, host, "local r = redis.pcall('set', 'a', 1) return 1").outcome,
-            ScriptOutcome::kAgain);
-  EXPECT_EQ(RunScript(vm, host, "pcall(redis.call, 'set', 'a', 1) return 1").outcome,
-            ScriptOutcome::kAgain);
-}
-
 TEST(ScriptVmTest, TheKillFlagStopsARunningLoop) {
   ScriptVm vm(0);
   FakeHost host;

@@ -17,23 +17,19 @@
 
 namespace cairn::server::scripting::testing {
 
-// Answers every command with `next_reply` (or asks for the script to run again, with
-// `again`) and records the calls and logs it was given.
+// Answers every command with `next_reply` and records the calls and logs it was given.
 class FakeHost final : public ScriptHost {
  public:
-  bool Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
+  void Call(const std::vector<std::string_view>& args, int protocol, std::string* reply) override {
     std::string line;
     for (std::string_view a : args) line += std::string(a) + " ";
     calls.push_back(line + "(resp" + std::to_string(protocol) + ")");
-    if (again) return false;
     *reply += next_reply;
-    return true;
   }
   void Log(int level, std::string_view message) override {
     logs.push_back(std::to_string(level) + ":" + std::string(message));
   }
   std::string next_reply = "+OK\r\n";
-  bool again = false;
   std::vector<std::string> calls;
   std::vector<std::string> logs;
 };
