@@ -78,7 +78,8 @@ class Target {
     options.data_dir = dir_.path();
     options.durability = Durability::kNone;
     options.row_cache_bytes = config.row_cache_bytes;
-    options.serialize_keyspace = true;  // As cairn-server with one io thread.
+    options.serialize_keyspace = true;  // As cairn-server opens it.
+    options.caller_serializes_keyspace = true;
     Result<std::unique_ptr<Store>> store = Store::Open(options);
     FUZZ_CHECK(store.ok());
     store_ = std::move(*store);
