@@ -6,6 +6,9 @@ namespace cairn::server {
 
 bool WriteBatch::Begin() {
   if (txn_ != nullptr) return true;
+  // With row locks a command could meet another transaction's lock part-way, and nothing here
+  // would take it back: each command then runs alone, with the store's own conflict handling.
+  if (!store_.options().serialize_keyspace) return false;
   Result<std::unique_ptr<Transaction>> txn = store_.BeginTransaction();
   if (!txn.ok()) return false;
   txn_ = std::move(*txn);
