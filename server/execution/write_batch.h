@@ -8,10 +8,10 @@
 //
 // Only commands flagged kBatch join: string and key writes, which touch nothing but the
 // keyspace, through CommandContext::data. Anything else commits the batch first, so it sees
-// every write before it. Used on the keyspace turn only, on a store opened with
+// every write before it. Used on the keyspace turn only. A batch needs a store opened with
 // Options::serialize_keyspace (as cairn-server always opens it): its transactions lock no rows,
 // so no command of the batch meets a conflict, and only one that may write several rows needs a
-// save point.
+// save point. On a store with row locks no batch begins, and each command runs alone.
 #pragma once
 
 #include <memory>
