@@ -1,6 +1,7 @@
 // The `redis` table scripts call: call, pcall, error_reply, status_reply, sha1hex, log,
 // setresp, and the no-ops Redis keeps for old scripts (replicate_commands, set_repl,
 // breakpoint, debug).
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -100,11 +101,18 @@ int Sha1hex(lua_State* L) {
   return 1;
 }
 
+// A number as Redis's (int) cast gives it on x86-64: truncated toward zero, and INT_MIN for NaN
+// and for anything outside int, where the cast itself is undefined behaviour in C++
+// (redis.setresp(1e308) and redis.log(0/0, …) reach here from any script).
+int IntAsRedisCastsIt(lua_Number n) {
+  return n > -2147483649.0 && n < 2147483648.0 ? static_cast<int>(n) : INT_MIN;
+}
+
 int Log(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc < 2) return Raise(L, "redis.log() requires two arguments or more.");
   if (!lua_isnumber(L, 1)) return Raise(L, "First argument must be a number (log level).");
-  const int level = static_cast<int>(lua_tonumber(L, 1));
+  const int level = IntAsRedisCastsIt(lua_tonumber(L, 1));
   if (level < kLogDebug || level > kLogWarning) return Raise(L, "Invalid debug level.");
   std::string message;
   for (int i = 2; i <= argc; ++i) {
@@ -121,7 +129,7 @@ int Log(lua_State* L) {
 
 int SetResp(lua_State* L) {
   if (lua_gettop(L) != 1) return Raise(L, "redis.setresp() requires one argument.");
-  const int resp = static_cast<int>(lua_tonumber(L, 1));
+  const int resp = IntAsRedisCastsIt(lua_tonumber(L, 1));
   if (resp != 2 && resp != 3) return Raise(L, "RESP version must be 2 or 3.");
   StateOf(L)->resp = resp;
   return 0;

@@ -280,5 +280,23 @@ TEST(ScriptVmTest, RedisLogReachesTheHost) {
   EXPECT_EQ(host.logs[0], "3:disk low 42");
 }
 
+// Found by lua_script_fuzz: redis.setresp(1e3083) cast infinity to an int (undefined behaviour).
+// NaN and numbers outside int are errors, as Redis's cast makes them on x86-64; 3.9 truncates.
+TEST(ScriptVmTest, SetRespAndLogTakeAnyNumber) {
+  ScriptVm vm(0);
+  FakeHost host;
+  for (const std::string n : {"1e3083", "-1e3083", "0/0", "2^32 + 2", "2^31 + 2"}) {
+    const Ran setresp = RunScript(vm, host, "redis.setresp(" + n + ") return 1");
+    EXPECT_EQ(setresp.outcome, ScriptOutcome::kFailed) << n;
+    EXPECT_NE(setresp.reply.find("RESP version must be 2 or 3."), std::string::npos)
+        << n << ": " << setresp.reply;
+    const Ran log = RunScript(vm, host, "redis.log(" + n + ", 'x') return 1");
+    EXPECT_EQ(log.outcome, ScriptOutcome::kFailed) << n;
+    EXPECT_NE(log.reply.find("Invalid debug level."), std::string::npos) << n << ": " << log.reply;
+  }
+  EXPECT_EQ(RunScript(vm, host, "redis.setresp(3.9) return true", 3).reply, "#t\r\n");
+  EXPECT_TRUE(host.logs.empty());
+}
+
 }  // namespace
 }  // namespace cairn::server::scripting
