@@ -364,25 +364,21 @@ void Connection::RunCommands(std::string_view input) {
   }
   if (progress_.deferred && !deferred_) {
     deferred_ = true;
-    keyspace_.waiting_for_script().push_back(shared_from_this());
+    keyspace_.waiting_for_script().push_back([self = shared_from_this()] {
+      asio::post(self->socket_.get_executor(), [self] {
+        self->deferred_ = false;
+        self->Pump();
+      });
+    });
   }
   if (!ScriptRunsHere::Now()) ResumeDeferred(keyspace_);
   if (session_.parked) parked_ = true;
 }
 
 void Connection::ResumeDeferred(KeyspaceExecutor& keyspace) {
-  std::vector<std::shared_ptr<void>>& deferred = keyspace.waiting_for_script();
-  if (deferred.empty()) return;
-  std::vector<std::shared_ptr<void>> waiting;
-  waiting.swap(deferred);
-  for (std::shared_ptr<void>& held : waiting) {
-    std::shared_ptr<Connection> c = std::static_pointer_cast<Connection>(std::move(held));
-    auto executor = c->socket_.get_executor();
-    asio::post(executor, [c = std::move(c)] {
-      c->deferred_ = false;
-      c->Pump();
-    });
-  }
+  std::vector<std::function<void()>> waiting;
+  waiting.swap(keyspace.waiting_for_script());
+  for (std::function<void()>& resume : waiting) resume();
 }
 
 void Connection::AwaitPassCommit() {

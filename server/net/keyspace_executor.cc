@@ -16,14 +16,20 @@ void KeyspaceExecutor::Post(std::function<void()> fn) {
                     [this, fn = std::move(fn)]() mutable { Dispatch(std::move(fn)); });
 }
 
+std::function<void()> KeyspaceExecutor::TakeQueuedLocked() {
+  if (queue_.empty()) return nullptr;
+  std::function<void()> next = std::move(queue_.front());
+  queue_.pop_front();
+  return next;
+}
+
 bool KeyspaceExecutor::RunOneQueued() {
   std::function<void()> next;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (queue_.empty()) return false;
-    next = std::move(queue_.front());
-    queue_.pop_front();
+    next = TakeQueuedLocked();
   }
+  if (!next) return false;
   next();
   return true;
 }
@@ -34,13 +40,12 @@ void KeyspaceExecutor::RunQueuedAndLeave() {
     std::function<void()> next;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (queue_.empty() || ran == kTurnBudget) {
+      if (ran < kTurnBudget) next = TakeQueuedLocked();
+      if (!next) {
         more_left = !queue_.empty();
         held_ = false;
         break;
       }
-      next = std::move(queue_.front());
-      queue_.pop_front();
     }
     next();
   }

@@ -65,16 +65,18 @@ class KeyspaceExecutor {
   // queued by another io thread; false if there was none.
   bool RunOneQueued();
 
-  // The connections whose commands wait for the script that has the turn (used on the turn
-  // only). Held strongly: a waiting connection has no read or write outstanding that would
-  // keep it alive.
-  std::vector<std::shared_ptr<void>>& waiting_for_script() { return waiting_for_script_; }
+  // What resumes each connection whose commands wait for the script that has the turn (used
+  // on the turn only). Each holds its connection strongly: a waiting connection has no read or
+  // write outstanding that would keep it alive.
+  std::vector<std::function<void()>>& waiting_for_script() { return waiting_for_script_; }
 
  private:
   static constexpr int kTurnBudget = 64;
 
   // Runs what other threads queued meanwhile, up to kTurnBudget, then lets the turn go.
   void RunQueuedAndLeave();
+  // REQUIRES: mu_ held. The oldest queued work, taken out of the queue; empty if none.
+  std::function<void()> TakeQueuedLocked();
 
   static thread_local KeyspaceExecutor* held_here_;  // The executor whose turn this thread has.
   static thread_local boost::asio::io_context* this_thread_io_;
@@ -83,7 +85,7 @@ class KeyspaceExecutor {
   std::mutex mu_;
   bool held_ = false;
   std::deque<std::function<void()>> queue_;
-  std::vector<std::shared_ptr<void>> waiting_for_script_;
+  std::vector<std::function<void()>> waiting_for_script_;
 };
 
 }  // namespace cairn::server

@@ -41,8 +41,8 @@ NetServer::~NetServer() {
 
 void NetServer::ArmDeadline(std::chrono::steady_clock::time_point deadline) {
   // Called on the keyspace turn, from any io thread; the timer and armed_for_ belong to the
-  // first io thread.
-  asio::post(*contexts_[0], [this, deadline] {
+  // first io thread (here at once when that is the calling thread).
+  asio::dispatch(*contexts_[0], [this, deadline] {
     // Not once stopping: an armed timer would keep the io thread from running out of work.
     if (deadline >= armed_for_ || stopping_.load()) return;
     armed_for_ = deadline;
@@ -195,8 +195,8 @@ void NetServer::Stop() {
     state_.running_scripts().KillAll();
     state_.KillClients([](const Session&) { return true; });
     for (auto& guard : guards_) guard.reset();
+    deadline_timer_->cancel();
   });
-  asio::post(*contexts_[0], [this] { deadline_timer_->cancel(); });
 }
 
 }  // namespace cairn::server
